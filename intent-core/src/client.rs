@@ -1,0 +1,163 @@
+//! [`IntentClient`]: the providers, options and cache every call of a program shares.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::call::AiCall;
+use crate::error::IntentError;
+use crate::options::{AiRequestOptions, IntentClientOptions};
+use crate::provider::Provider;
+
+/// The entry point: a primary provider, optional fallbacks, and options. Cheap to clone; clones
+/// share everything.
+///
+/// ```
+/// use intent_core::prelude::*;
+///
+/// let client = IntentClient::builder()
+///     .provider(ScriptedProvider::new(["{\"value\": 1}"]))
+///     .fallback(ScriptedProvider::new(["{\"value\": 2}"]).with_name("backup"))
+///     .options(IntentClientOptions { max_attempts: 2, ..Default::default() })
+///     .build()
+///     .unwrap();
+/// assert_eq!(client.provider_names(), vec!["scripted", "backup"]);
+/// ```
+#[derive(Clone)]
+pub struct IntentClient {
+    inner: Arc<ClientInner>,
+}
+
+pub(crate) struct ClientInner {
+    pub(crate) providers: Vec<Arc<dyn Provider>>,
+    pub(crate) options: IntentClientOptions,
+}
+
+impl fmt::Debug for IntentClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IntentClient")
+            .field("providers", &self.provider_names())
+            .field("options", &self.inner.options)
+            .finish()
+    }
+}
+
+impl IntentClient {
+    /// A client with one provider and default options.
+    pub fn new(provider: impl Provider + 'static) -> Self {
+        IntentClient {
+            inner: Arc::new(ClientInner {
+                providers: vec![Arc::new(provider)],
+                options: IntentClientOptions::default(),
+            }),
+        }
+    }
+
+    /// A builder for a client with fallbacks and options.
+    pub fn builder() -> IntentClientBuilder {
+        IntentClientBuilder::default()
+    }
+
+    /// The client's options.
+    pub fn options(&self) -> &IntentClientOptions {
+        &self.inner.options
+    }
+
+    /// The providers' names, primary first.
+    pub fn provider_names(&self) -> Vec<&str> {
+        self.inner.providers.iter().map(|p| p.name()).collect()
+    }
+
+    pub(crate) fn providers(&self) -> &[Arc<dyn Provider>] {
+        &self.inner.providers
+    }
+
+    /// Asks for a result shaped by a JSON schema chosen at run time; the value comes back as JSON.
+    ///
+    /// The schema is sent strict (see [`build_envelope_from_schema`](crate::schema::build_envelope_from_schema));
+    /// the reply is checked to be JSON and not null. Use `validate` for the rest, or an intent
+    /// catalog, which checks the full schema.
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// # rt.block_on(async {
+    /// let client = IntentClient::new(ScriptedProvider::new([r#"{"value": {"sku": "A-1", "quantity": 4}}"#]));
+    /// let schema = serde_json::json!({"type": "object", "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}}});
+    /// let line = client.transform("4 of A-1", "Extract the SKU and quantity.", schema).await;
+    /// assert_eq!(line.value().unwrap()["quantity"], 4);
+    /// # });
+    /// ```
+    pub fn transform<'a, I>(
+        &'a self,
+        input: &'a I,
+        intent: &'a str,
+        schema: Value,
+    ) -> AiCall<'a, Value>
+    where
+        I: Serialize + ?Sized,
+    {
+        let call = AiCall::new(self, input, intent);
+        let options = AiRequestOptions {
+            output_schema: Some(schema),
+            ..AiRequestOptions::default()
+        };
+        call.options(options)
+    }
+}
+
+/// Builds an [`IntentClient`].
+#[derive(Default)]
+pub struct IntentClientBuilder {
+    providers: Vec<Arc<dyn Provider>>,
+    has_primary: bool,
+    options: IntentClientOptions,
+}
+
+impl IntentClientBuilder {
+    /// Sets the primary provider.
+    pub fn provider(mut self, provider: impl Provider + 'static) -> Self {
+        let provider: Arc<dyn Provider> = Arc::new(provider);
+        if self.has_primary {
+            self.providers[0] = provider;
+        } else {
+            self.providers.insert(0, provider);
+            self.has_primary = true;
+        }
+        self
+    }
+
+    /// Adds a fallback, asked in order when the providers before it fail.
+    pub fn fallback(mut self, provider: impl Provider + 'static) -> Self {
+        self.providers.push(Arc::new(provider));
+        self
+    }
+
+    /// Sets the client's options.
+    pub fn options(mut self, options: IntentClientOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The client, or an error naming what is missing or invalid.
+    pub fn build(self) -> Result<IntentClient, IntentError> {
+        if !self.has_primary {
+            return Err(IntentError::Config(
+                "the client has no provider; call .provider(..) on the builder".into(),
+            ));
+        }
+        if self.options.max_attempts == 0 {
+            return Err(IntentError::Config(
+                "max_attempts must be at least 1".into(),
+            ));
+        }
+        Ok(IntentClient {
+            inner: Arc::new(ClientInner {
+                providers: self.providers,
+                options: self.options,
+            }),
+        })
+    }
+}

@@ -1,0 +1,80 @@
+//! # intent: typed, checked LLM calls
+//!
+//! Send a value and an intent in plain words; get your own Rust type back, read leniently,
+//! verified strictly, with your rules checked and a retry on the findings, within the limits you
+//! set, from OpenAI, Anthropic or any OpenAI-compatible server.
+//!
+//! ```
+//! use intent_core::prelude::*;
+//! use serde::Deserialize;
+//!
+//! /// A purchase request read from an email.
+//! #[derive(Debug, Deserialize, Intent)]
+//! #[serde(rename_all = "camelCase")]
+//! struct PurchaseRequest {
+//!     contact: String,
+//!     sku: String,
+//!     #[intent(minimum = 1)]
+//!     quantity: u32,
+//! }
+//!
+//! # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+//! # rt.block_on(async {
+//! let model = ScriptedProvider::new([r#"{"value": {"contact": "Dana", "sku": "A-1192", "quantity": 40}}"#]);
+//! let client = IntentClient::new(model);
+//! let order = PurchaseRequest::ai(&client, "Dana here: 40 of A-1192 please.", "Extract the purchase request.")
+//!     .require(|o| o.quantity <= 1000, "Quantity must be at most 1000.")
+//!     .await;
+//! assert_eq!(order.value().unwrap().quantity, 40);
+//! # });
+//! ```
+#![warn(missing_docs)]
+
+mod attempt;
+mod call;
+mod client;
+mod error;
+mod impls;
+mod intent;
+mod options;
+mod request;
+mod result;
+
+pub mod input;
+pub mod prompt;
+pub mod provider;
+pub mod read;
+pub mod schema;
+pub mod shape;
+
+pub use call::AiCall;
+pub use client::{IntentClient, IntentClientBuilder};
+pub use error::IntentError;
+pub use intent::Intent;
+pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
+pub use provider::{Provider, ScriptedProvider};
+pub use request::{AiRequest, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME};
+pub use result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
+
+#[cfg(feature = "derive")]
+pub use intent_derive::Intent;
+
+/// The names most programs need: `use intent_core::prelude::*;`.
+pub mod prelude {
+    pub use crate::provider::ScriptedProvider;
+    pub use crate::{
+        AiRequest, AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient,
+        IntentClientOptions, IntentExample, ResponseFormat, ResultIssue,
+    };
+}
+
+/// Support for the derive's generated code. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::shape;
+    pub use serde_json;
+    pub use std::any::type_name;
+    pub use std::borrow::Cow;
+    pub use std::option::Option;
+    pub use std::vec::Vec;
+}

@@ -1,0 +1,216 @@
+//! The prompt: one system message and one user message per attempt.
+//!
+//! The user message has these sections, in order: `## Intent`, `## Input (<label>)`,
+//! `## Output requirements`, `## Examples` (when there are any) and, on retries,
+//! `## Previous attempt` and `## Problems with the previous attempt`.
+
+use serde_json::Value;
+
+use crate::error::IntentError;
+use crate::input::SerializedInput;
+use crate::options::AiRequestOptions;
+use crate::request::{AiRequest, ResponseFormat, DEFAULT_SCHEMA_NAME};
+use crate::result::AttemptRecord;
+use crate::schema::build_envelope_from_schema;
+use crate::shape::{Node, Scalar, TargetKind, TypeInfo};
+
+/// The system prompt every request starts with.
+pub const SYSTEM_PREAMBLE: &str = "You carry out the intent on the input exactly as asked. Use only the input and the intent; do not invent facts the input does not support. Answer with the result alone: no preamble, no explanation, no markdown fences.";
+
+/// How much of a previous attempt's raw output a retry shows, in characters.
+pub const PREVIOUS_OUTPUT_LIMIT: usize = 6000;
+
+const JSON_TYPES_LINE: &str = "Use JSON types faithfully: numbers as numbers, true and false as booleans, null only where the description allows it (a type ending in ?), lists as arrays.";
+
+/// What is asked of the model for one call, fixed across its attempts.
+///
+/// ```
+/// use intent_core::prompt;
+/// use intent_core::shape::TypeInfo;
+/// use intent_core::{AiRequestOptions, ResponseFormat};
+///
+/// let input = intent_core::input::serialize("a, b, c", 1000).unwrap();
+/// let plan = prompt::plan(&TypeInfo::of::<u32>(), &AiRequestOptions::default(), "Count the letters.", &input).unwrap();
+/// let request = plan.request(None);
+/// assert_eq!(request.format, ResponseFormat::JsonSchema);
+/// assert!(request.user.starts_with("## Intent\nCount the letters.\n\n## Input (string)\na, b, c\n\n## Output requirements\n"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct PromptPlan {
+    system: String,
+    /// The user message without retry sections.
+    user: String,
+    format: ResponseFormat,
+    schema: Option<Value>,
+    max_output_tokens: Option<u32>,
+    temperature: Option<f32>,
+    model: Option<String>,
+}
+
+/// Plans a call: the response format and schema for the target, and the fixed part of the prompt.
+pub fn plan(
+    info: &TypeInfo,
+    options: &AiRequestOptions,
+    intent: &str,
+    input: &SerializedInput,
+) -> Result<PromptPlan, IntentError> {
+    let is_json_target = matches!(
+        info.graph().node(info.root()),
+        Node::Scalar(Scalar::Json | Scalar::JsonObject)
+    );
+    let (format, schema, result_description) = match (&options.output_schema, info.target()) {
+        (Some(schema), _) if is_json_target => (
+            ResponseFormat::JsonSchema,
+            Some(build_envelope_from_schema(schema)?),
+            "a JSON value that conforms to the provided JSON schema".to_owned(),
+        ),
+        (Some(_), _) => {
+            return Err(IntentError::InvalidSchema(
+                "output_schema applies to serde_json::Value results only; this result type has a schema of its own".into(),
+            ))
+        }
+        (None, TargetKind::Text) => (ResponseFormat::Text, None, String::new()),
+        (None, TargetKind::StrictSchema) => (
+            ResponseFormat::JsonSchema,
+            info.envelope_schema().cloned(),
+            info.description().to_owned(),
+        ),
+        (None, TargetKind::JsonObject) if is_json_target => (
+            ResponseFormat::JsonObject,
+            None,
+            "a JSON value".to_owned(),
+        ),
+        (None, TargetKind::JsonObject) => (
+            ResponseFormat::JsonObject,
+            None,
+            info.description().to_owned(),
+        ),
+    };
+
+    let mut system = SYSTEM_PREAMBLE.to_owned();
+    if let Some(extra) = non_empty(options.system_instructions.as_deref()) {
+        system.push_str("\n\n");
+        system.push_str(extra);
+    }
+
+    let mut user = String::with_capacity(input.text.len() + intent.len() + 512);
+    user.push_str("## Intent\n");
+    user.push_str(intent.trim());
+    user.push_str("\n\n## Input (");
+    user.push_str(&input.label);
+    user.push_str(")\n");
+    user.push_str(&input.text);
+    user.push_str("\n\n## Output requirements\n");
+    if format == ResponseFormat::Text {
+        user.push_str("Plain text only: no JSON, no markdown, no preamble.");
+    } else {
+        user.push_str("Reply with one JSON object {\"value\": <result>}, where <result> is ");
+        user.push_str(&result_description);
+        if format == ResponseFormat::JsonObject {
+            user.push('\n');
+            user.push_str(JSON_TYPES_LINE);
+        }
+        let rules = info.rule_lines();
+        if !rules.is_empty() {
+            user.push_str("\nRules for members of <result>:");
+            for rule in rules {
+                user.push('\n');
+                user.push_str(&rule);
+            }
+        }
+    }
+    if let Some(extra) = non_empty(options.expected_output_description.as_deref()) {
+        user.push_str("\nAdditional output requirements: ");
+        user.push_str(extra);
+    }
+    if !options.examples.is_empty() {
+        user.push_str("\n\n## Examples");
+        for (i, example) in options.examples.iter().enumerate() {
+            let n = i + 1;
+            if i > 0 {
+                user.push('\n');
+            }
+            user.push_str(&format!("\nExample {n} input:\n"));
+            user.push_str(example.input.trim());
+            user.push_str(&format!("\nExample {n} output:\n"));
+            user.push_str(example.output.trim());
+            user.push('\n');
+        }
+        user.push_str("Apply the same judgement and format to the input above.");
+    }
+
+    Ok(PromptPlan {
+        system,
+        user,
+        format,
+        schema,
+        max_output_tokens: options.max_output_tokens,
+        temperature: options.temperature,
+        model: options.model.clone(),
+    })
+}
+
+impl PromptPlan {
+    /// The request for an attempt; `previous` is the attempt before it, whose raw output and issues
+    /// are shown when it has issues.
+    pub fn request(&self, previous: Option<&AttemptRecord>) -> AiRequest {
+        let mut user = self.user.clone();
+        if let Some(previous) = previous.filter(|p| !p.issues.is_empty()) {
+            append_retry(&mut user, previous);
+        }
+        AiRequest {
+            system: self.system.clone(),
+            user,
+            format: self.format,
+            schema: self.schema.clone(),
+            schema_name: DEFAULT_SCHEMA_NAME.to_owned(),
+            max_output_tokens: self.max_output_tokens,
+            temperature: self.temperature,
+            model: self.model.clone(),
+        }
+    }
+
+    /// The response format of every attempt.
+    pub fn format(&self) -> ResponseFormat {
+        self.format
+    }
+
+    /// The schema sent with every attempt.
+    pub fn schema(&self) -> Option<&Value> {
+        self.schema.as_ref()
+    }
+
+    /// The token limit of every attempt.
+    pub fn max_output_tokens(&self) -> Option<u32> {
+        self.max_output_tokens
+    }
+}
+
+fn append_retry(user: &mut String, previous: &AttemptRecord) {
+    user.push_str("\n\n## Previous attempt\n");
+    let raw = &previous.raw_output;
+    if raw.trim().is_empty() {
+        user.push_str("(an empty reply)");
+    } else {
+        match raw.char_indices().nth(PREVIOUS_OUTPUT_LIMIT) {
+            Some((cut, _)) => {
+                user.push_str(&raw[..cut]);
+                user.push_str(&format!(
+                    "\n[cut here: the previous output had {} characters]",
+                    raw.chars().count()
+                ));
+            }
+            None => user.push_str(raw),
+        }
+    }
+    user.push_str("\n\n## Problems with the previous attempt");
+    for issue in &previous.issues {
+        user.push_str("\n- ");
+        user.push_str(&issue.to_string());
+    }
+    user.push_str("\nProduce a corrected response that fixes every listed problem while still satisfying the intent.");
+}
+
+fn non_empty(text: Option<&str>) -> Option<&str> {
+    text.map(str::trim).filter(|t| !t.is_empty())
+}

@@ -1,0 +1,124 @@
+//! Model providers: the [`Provider`] trait and its implementations.
+//!
+//! [`OpenAiProvider`] speaks Chat Completions (OpenAI and compatible servers), [`AnthropicProvider`]
+//! the Messages API, and [`ScriptedProvider`] answers from a script, offline.
+
+mod error;
+mod scripted;
+
+pub use error::{ProviderError, ProviderErrorKind};
+pub use scripted::ScriptedProvider;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::request::AiRequest;
+use crate::result::Usage;
+
+/// A boxed, sendable future, as [`Provider::complete`] returns.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FinishReason {
+    /// A natural end.
+    Stop,
+    /// Cut off at the token limit.
+    Length,
+    /// The model refused.
+    Refusal,
+    /// The provider's content filter stopped the reply.
+    ContentFilter,
+    /// Any other reason, as the provider named it.
+    Other(String),
+}
+
+/// A provider's reply to one [`AiRequest`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct AiResponse {
+    /// The reply's text (empty when the model gave none).
+    pub text: String,
+    /// Why the model stopped.
+    pub finish_reason: FinishReason,
+    /// The refusal message, when the model refused.
+    pub refusal: Option<String>,
+    /// Tokens used by this call (`calls` is 1).
+    pub usage: Usage,
+    /// The model that answered.
+    pub model: String,
+}
+
+impl AiResponse {
+    /// A complete reply (`finish_reason` [`FinishReason::Stop`]) with no usage reported.
+    ///
+    /// ```
+    /// let reply = intent_core::provider::AiResponse::new("{\"value\": 1}", "gpt-test");
+    /// assert_eq!(reply.usage.calls, 1);
+    /// ```
+    pub fn new(text: impl Into<String>, model: impl Into<String>) -> Self {
+        AiResponse {
+            text: text.into(),
+            finish_reason: FinishReason::Stop,
+            refusal: None,
+            usage: Usage {
+                calls: 1,
+                ..Usage::default()
+            },
+            model: model.into(),
+        }
+    }
+}
+
+/// A model provider.
+///
+/// Implementations send the request and return the reply, retrying transport faults themselves;
+/// they never verify the reply. A provider is shared by every call of a client, so it keeps one HTTP
+/// client for its lifetime.
+///
+/// ```
+/// use intent_core::provider::{AiResponse, BoxFuture, Provider, ProviderError};
+/// use intent_core::AiRequest;
+///
+/// struct Echo;
+///
+/// impl Provider for Echo {
+///     fn name(&self) -> &str {
+///         "echo"
+///     }
+///     fn complete<'a>(&'a self, request: &'a AiRequest) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+///         Box::pin(async move { Ok(AiResponse::new(request.user.clone(), "echo-1")) })
+///     }
+/// }
+/// ```
+pub trait Provider: Send + Sync {
+    /// The provider's name, as `AiRequestOptions::provider` names it (`openai`, `anthropic`, ...).
+    fn name(&self) -> &str;
+
+    /// The model used when a request names none.
+    fn default_model(&self) -> Option<&str> {
+        None
+    }
+
+    /// Sends one request and returns the reply.
+    fn complete<'a>(
+        &'a self,
+        request: &'a AiRequest,
+    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>>;
+}
+
+impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn default_model(&self) -> Option<&str> {
+        (**self).default_model()
+    }
+    fn complete<'a>(
+        &'a self,
+        request: &'a AiRequest,
+    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+        (**self).complete(request)
+    }
+}

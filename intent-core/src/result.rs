@@ -1,0 +1,300 @@
+//! What a call returns: [`AiResult`], its [`ResultIssue`]s, [`AttemptRecord`]s and [`Usage`].
+
+use std::fmt;
+use std::ops::{Add, AddAssign};
+use std::time::Duration;
+
+use crate::error::IntentError;
+use crate::provider::FinishReason;
+
+/// What a finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IssueKind {
+    /// The reply is not readable JSON (or is empty).
+    Parse,
+    /// The reply's JSON does not have the result's shape: a missing member, a wrong type, a null.
+    Shape,
+    /// A member rule (`minimum`, `max_length`, `pattern`, ...) failed.
+    Rule,
+    /// A `require` or `validate` check failed.
+    Check,
+    /// The reply was cut off at the token limit.
+    Truncated,
+    /// The model refused, or the provider's content filter stopped the reply.
+    Refused,
+    /// The judge found the answer does not carry out the intent.
+    Judge,
+    /// The judge itself failed (its verdict was unreadable or its provider failed).
+    JudgeFailed,
+    /// The provider failed (after its transport retries) and no fallback answered.
+    Provider,
+    /// The input was refused before any call (too long, not serializable).
+    Input,
+    /// The request could not be built (an invalid runtime schema).
+    Request,
+    /// A limit of the call was reached: attempts, token budget, deadline.
+    Limit,
+}
+
+/// One finding about a reply or a call, written for the model to act on.
+///
+/// ```
+/// use intent_core::{IssueKind, ResultIssue};
+///
+/// let issue = ResultIssue::at("/value/quantity", IssueKind::Rule, "Must be at most 1000; got 1500.");
+/// assert_eq!(issue.to_string(), "/value/quantity: Must be at most 1000; got 1500.");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ResultIssue {
+    /// What is wrong and what to do, in words a model can act on.
+    pub message: String,
+    /// The JSON pointer of what is wrong in the reply (`/value/lines/2/sku`), where it applies.
+    pub path: Option<String>,
+    /// What the finding is about.
+    pub kind: IssueKind,
+}
+
+impl ResultIssue {
+    /// An issue about the reply as a whole.
+    pub fn new(kind: IssueKind, message: impl Into<String>) -> Self {
+        ResultIssue {
+            message: message.into(),
+            path: None,
+            kind,
+        }
+    }
+
+    /// An issue at a JSON pointer of the reply.
+    pub fn at(path: impl Into<String>, kind: IssueKind, message: impl Into<String>) -> Self {
+        ResultIssue {
+            message: message.into(),
+            path: Some(path.into()),
+            kind,
+        }
+    }
+}
+
+impl fmt::Display for ResultIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.path {
+            Some(path) if !path.is_empty() => write!(f, "{path}: {}", self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Tokens and model calls, summed over every call a result needed.
+///
+/// ```
+/// use intent_core::Usage;
+///
+/// let total = Usage { input_tokens: 10, output_tokens: 5, cached_tokens: 0, calls: 1 }
+///     + Usage { input_tokens: 12, output_tokens: 4, cached_tokens: 8, calls: 1 };
+/// assert_eq!(total.total_tokens(), 31);
+/// assert_eq!(total.calls, 2);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Usage {
+    /// Prompt tokens, cached ones included.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// Prompt tokens the provider served from its prompt cache.
+    pub cached_tokens: u64,
+    /// Model calls made (a reply served from this library's cache is not a call).
+    pub calls: u32,
+}
+
+impl Usage {
+    /// Input plus output tokens.
+    pub fn total_tokens(&self) -> u64 {
+        self.input_tokens.saturating_add(self.output_tokens)
+    }
+}
+
+impl Add for Usage {
+    type Output = Usage;
+    fn add(mut self, other: Usage) -> Usage {
+        self += other;
+        self
+    }
+}
+
+impl AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cached_tokens = self.cached_tokens.saturating_add(other.cached_tokens);
+        self.calls = self.calls.saturating_add(other.calls);
+    }
+}
+
+/// One model call of a result: what came back and what was found.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AttemptRecord {
+    /// 1 for the first attempt.
+    pub number: u32,
+    /// The reply's text, exactly as received (empty when no reply came).
+    pub raw_output: String,
+    /// The findings on this attempt's reply (empty when it passed).
+    pub issues: Vec<ResultIssue>,
+    /// The name of the provider that answered.
+    pub provider: String,
+    /// The model that answered, as the provider reported it.
+    pub model: String,
+    /// This attempt's usage (the judge's call included).
+    pub usage: Usage,
+    /// Wall-clock time of the attempt, verification included.
+    pub latency: Duration,
+    /// True when the reply came from the cache, not from a model.
+    pub from_cache: bool,
+    /// Why the model stopped, when a reply came.
+    pub finish_reason: Option<FinishReason>,
+}
+
+impl AttemptRecord {
+    /// An empty record for attempt `number`.
+    pub fn new(number: u32) -> Self {
+        AttemptRecord {
+            number,
+            raw_output: String::new(),
+            issues: Vec::new(),
+            provider: String::new(),
+            model: String::new(),
+            usage: Usage::default(),
+            latency: Duration::ZERO,
+            from_cache: false,
+            finish_reason: None,
+        }
+    }
+
+    /// True when the attempt's reply passed every check.
+    pub fn passed(&self) -> bool {
+        self.issues.is_empty() && !self.raw_output.is_empty()
+    }
+}
+
+/// The outcome of a call: your value, or the issues that kept it from being one, and every attempt.
+///
+/// It never panics and is never a bare error.
+///
+/// ```
+/// use intent_core::{AiResult, IssueKind, ResultIssue};
+///
+/// let ok = AiResult::from_value(7u32);
+/// assert!(ok.is_success());
+/// assert_eq!(ok.value(), Some(&7));
+///
+/// let failed: AiResult<u32> = AiResult::failure(vec![ResultIssue::new(IssueKind::Parse, "The reply was empty.")]);
+/// assert!(!failed.is_success());
+/// assert!(failed.into_result().is_err());
+/// ```
+#[derive(Debug, Clone)]
+pub struct AiResult<T> {
+    value: Option<T>,
+    issues: Vec<ResultIssue>,
+    attempts: Vec<AttemptRecord>,
+    usage: Usage,
+}
+
+impl<T> AiResult<T> {
+    /// A successful result with no attempts (for tests and adapters).
+    pub fn from_value(value: T) -> Self {
+        AiResult {
+            value: Some(value),
+            issues: Vec::new(),
+            attempts: Vec::new(),
+            usage: Usage::default(),
+        }
+    }
+
+    /// A failed result with these issues and no attempts.
+    pub fn failure(issues: Vec<ResultIssue>) -> Self {
+        AiResult {
+            value: None,
+            issues,
+            attempts: Vec::new(),
+            usage: Usage::default(),
+        }
+    }
+
+    /// A result from its parts; `usage` is recomputed from the attempts when `None`.
+    pub fn from_parts(
+        value: Option<T>,
+        issues: Vec<ResultIssue>,
+        attempts: Vec<AttemptRecord>,
+        usage: Option<Usage>,
+    ) -> Self {
+        let usage = usage.unwrap_or_else(|| {
+            attempts
+                .iter()
+                .fold(Usage::default(), |sum, a| sum + a.usage)
+        });
+        AiResult {
+            value,
+            issues,
+            attempts,
+            usage,
+        }
+    }
+
+    /// True when the result holds a value.
+    pub fn is_success(&self) -> bool {
+        self.value.is_some()
+    }
+
+    /// The value, when the call succeeded.
+    pub fn value(&self) -> Option<&T> {
+        self.value.as_ref()
+    }
+
+    /// The value, when the call succeeded.
+    pub fn into_value(self) -> Option<T> {
+        self.value
+    }
+
+    /// The final findings: empty on success, at least one on failure.
+    pub fn issues(&self) -> &[ResultIssue] {
+        &self.issues
+    }
+
+    /// Every attempt, in order, with its raw output (the last invalid one included).
+    pub fn attempts(&self) -> &[AttemptRecord] {
+        &self.attempts
+    }
+
+    /// Tokens and calls summed over every attempt, judge call and fallback.
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    /// The value, or [`IntentError::Failed`] with the issues, for `?`.
+    pub fn into_result(self) -> Result<T, IntentError> {
+        match self.value {
+            Some(value) => Ok(value),
+            None => Err(IntentError::Failed {
+                issues: if self.issues.is_empty() {
+                    vec![ResultIssue::new(
+                        IssueKind::Provider,
+                        "The call ended without a value or a reported issue.",
+                    )]
+                } else {
+                    self.issues
+                },
+            }),
+        }
+    }
+
+    /// Maps the value, keeping issues, attempts and usage.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> AiResult<U> {
+        AiResult {
+            value: self.value.map(f),
+            issues: self.issues,
+            attempts: self.attempts,
+            usage: self.usage,
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! Everything the library derives from a type's shape, computed once per type and cached.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, RwLock};
+
+use serde_json::Value;
+
+use super::{Node, NodeId, Scalar, ShapeGraph, StructKind};
+use crate::schema::{envelope, make_strict, ENVELOPE_PROPERTY};
+
+/// How a result type is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetKind {
+    /// `String`: plain text, no JSON.
+    Text,
+    /// A strict JSON schema (structured output).
+    StrictSchema,
+    /// JSON-object mode: the type is described in the prompt only.
+    JsonObject,
+}
+
+/// A type's shape and the views derived from it: description, verdict, envelope schema.
+///
+/// ```
+/// use intent_core::shape::{TargetKind, TypeInfo};
+///
+/// let info = TypeInfo::of::<Vec<u8>>();
+/// assert_eq!(info.description(), "List<byte>");
+/// assert_eq!(info.target(), TargetKind::StrictSchema);
+/// assert!(TypeInfo::of::<String>().target() == TargetKind::Text);
+/// ```
+#[derive(Debug)]
+pub struct TypeInfo {
+    graph: ShapeGraph,
+    root: NodeId,
+    description: String,
+    envelope_schema: Option<Value>,
+    target: TargetKind,
+}
+
+impl TypeInfo {
+    /// The cached information of `T`, computed on first use.
+    pub fn of<T: crate::Intent + ?Sized>() -> Arc<TypeInfo> {
+        static CACHE: LazyLock<RwLock<HashMap<&'static str, Arc<TypeInfo>>>> =
+            LazyLock::new(|| RwLock::new(HashMap::new()));
+        let key = std::any::type_name::<T>();
+        if let Some(info) = CACHE
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(key)
+        {
+            return Arc::clone(info);
+        }
+        let mut graph = ShapeGraph::new();
+        let root = T::shape(&mut graph);
+        let info = Arc::new(TypeInfo::from_graph(graph, root));
+        CACHE
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .entry(key)
+            .or_insert(info)
+            .clone()
+    }
+
+    /// Builds the views of the shape `root` of `graph`.
+    pub fn from_graph(graph: ShapeGraph, root: NodeId) -> TypeInfo {
+        let description = graph.describe(root);
+        let text = matches!(
+            graph.node(graph.resolve(root)),
+            Node::Scalar(Scalar::String)
+        ) && !matches!(graph.node(root), Node::Option(_));
+        let envelope_schema = if text {
+            None
+        } else {
+            graph.strict_schema(root).map(|inner| {
+                let mut schema = envelope(inner);
+                make_strict(&mut schema);
+                schema
+            })
+        };
+        let target = if text {
+            TargetKind::Text
+        } else if envelope_schema.is_some() {
+            TargetKind::StrictSchema
+        } else {
+            TargetKind::JsonObject
+        };
+        TypeInfo {
+            graph,
+            root,
+            description,
+            envelope_schema,
+            target,
+        }
+    }
+
+    /// The shape graph.
+    pub fn graph(&self) -> &ShapeGraph {
+        &self.graph
+    }
+
+    /// The root node of the type in [`graph`](Self::graph).
+    pub fn root(&self) -> NodeId {
+        self.root
+    }
+
+    /// The C#-like description (`Order\n where Order { string id }`).
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The strict envelope schema, or `None` for text and non-strict types.
+    pub fn envelope_schema(&self) -> Option<&Value> {
+        self.envelope_schema.as_ref()
+    }
+
+    /// How the type is asked for.
+    pub fn target(&self) -> TargetKind {
+        self.target
+    }
+
+    /// True when a strict schema describes the type (text types included, which need none).
+    pub fn is_strict(&self) -> bool {
+        self.graph.is_strict(self.root)
+    }
+
+    /// True when an object reply with `value` and other keys may be the bare value itself: the target
+    /// is a map or JSON object, or has a member of its own named `value`.
+    pub fn accepts_envelope_lookalike(&self) -> bool {
+        let id = self.graph.resolve(self.graph.strip_option(self.root));
+        match self.graph.node(id) {
+            Node::Map { .. } | Node::Scalar(Scalar::Json | Scalar::JsonObject) => true,
+            Node::Struct(s) => match &s.kind {
+                StructKind::Named(fields) => fields.iter().any(|f| {
+                    f.name == ENVELOPE_PROPERTY
+                        || f.aliases.iter().any(|a| a == ENVELOPE_PROPERTY)
+                        || f.flatten
+                }),
+                _ => false,
+            },
+            Node::Enum(e) => e.variants.iter().any(|v| {
+                v.name == ENVELOPE_PROPERTY || v.aliases.iter().any(|a| a == ENVELOPE_PROPERTY)
+            }),
+            _ => false,
+        }
+    }
+
+    /// One line per member rule: `- lines[].quantity: at least 1`.
+    pub fn rule_lines(&self) -> Vec<String> {
+        self.graph.rule_lines(self.root)
+    }
+}

@@ -1,0 +1,277 @@
+//! Member rules: ranges, lengths, patterns and item counts.
+//!
+//! Rules are never sent in a strict schema (providers refuse them); they are stated in the prompt's
+//! output requirements and checked on every reply.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use regex::Regex;
+
+/// The rules on one member.
+///
+/// ```
+/// use intent_core::shape::Rules;
+///
+/// let rules = Rules { minimum: Some(1.0), max_length: Some(80), ..Rules::default() };
+/// assert_eq!(rules.statements(), vec!["at least 1".to_owned(), "at most 80 characters".to_owned()]);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Rules {
+    /// The smallest allowed number.
+    pub minimum: Option<f64>,
+    /// The largest allowed number.
+    pub maximum: Option<f64>,
+    /// Numbers must be greater than this.
+    pub exclusive_minimum: Option<f64>,
+    /// Numbers must be less than this.
+    pub exclusive_maximum: Option<f64>,
+    /// Numbers must be a multiple of this.
+    pub multiple_of: Option<f64>,
+    /// The fewest characters in a string.
+    pub min_length: Option<u64>,
+    /// The most characters in a string.
+    pub max_length: Option<u64>,
+    /// A regular expression that a string must match (anywhere, unless anchored).
+    pub pattern: Option<Pattern>,
+    /// The fewest elements in a list.
+    pub min_items: Option<u64>,
+    /// The most elements in a list.
+    pub max_items: Option<u64>,
+    /// Every element of a list must be different.
+    pub unique_items: bool,
+    /// The only values allowed (from an intent file's `enum` rule).
+    pub allowed: Option<Vec<serde_json::Value>>,
+}
+
+/// What kind of value a rule applies to, so the derive can refuse `max_length` on a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleTarget {
+    /// Numbers: `minimum`, `maximum`, `exclusive_*`, `multiple_of`.
+    Number,
+    /// Strings: `min_length`, `max_length`, `pattern`.
+    Text,
+    /// Lists: `min_items`, `max_items`, `unique_items`.
+    Items,
+    /// Anything else: no rule applies.
+    Other,
+}
+
+impl RuleTarget {
+    /// True when `self` is `other` (usable in `const` assertions).
+    pub const fn is(self, other: RuleTarget) -> bool {
+        self as u8 == other as u8
+    }
+}
+
+impl Rules {
+    /// True when no rule is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Rules::default()
+    }
+
+    /// The rules in words, for the prompt's output requirements.
+    pub fn statements(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(v) = self.minimum {
+            out.push(format!("at least {}", number(v)));
+        }
+        if let Some(v) = self.exclusive_minimum {
+            out.push(format!("greater than {}", number(v)));
+        }
+        if let Some(v) = self.maximum {
+            out.push(format!("at most {}", number(v)));
+        }
+        if let Some(v) = self.exclusive_maximum {
+            out.push(format!("less than {}", number(v)));
+        }
+        if let Some(v) = self.multiple_of {
+            out.push(format!("a multiple of {}", number(v)));
+        }
+        if let Some(v) = self.min_length {
+            out.push(format!("at least {v} {}", plural(v, "character")));
+        }
+        if let Some(v) = self.max_length {
+            out.push(format!("at most {v} {}", plural(v, "character")));
+        }
+        if let Some(p) = &self.pattern {
+            out.push(format!("matching the regular expression {}", p.as_str()));
+        }
+        if let Some(v) = self.min_items {
+            out.push(format!("at least {v} {}", plural(v, "element")));
+        }
+        if let Some(v) = self.max_items {
+            out.push(format!("at most {v} {}", plural(v, "element")));
+        }
+        if self.unique_items {
+            out.push("no two elements equal".to_owned());
+        }
+        if let Some(values) = &self.allowed {
+            let list: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+            out.push(format!("one of {}", list.join(", ")));
+        }
+        out
+    }
+}
+
+/// Formats a rule's number without a needless `.0`.
+pub(crate) fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+pub(crate) fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        word.to_owned()
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// A compiled regular expression rule, cheap to clone.
+///
+/// ```
+/// use intent_core::shape::Pattern;
+///
+/// let sku = Pattern::new("^[A-Z]-\\d+$").unwrap();
+/// assert!(sku.is_match("B-220"));
+/// assert!(!sku.is_match("b220"));
+/// assert!(Pattern::new("(").is_err());
+/// ```
+#[derive(Clone)]
+pub struct Pattern {
+    source: Arc<str>,
+    regex: Arc<Regex>,
+}
+
+impl Pattern {
+    /// Compiles a pattern.
+    pub fn new(source: &str) -> Result<Pattern, regex::Error> {
+        let regex = Regex::new(source)?;
+        Ok(Pattern {
+            source: Arc::from(source),
+            regex: Arc::new(regex),
+        })
+    }
+
+    /// A pattern written in code (a derive attribute): compiled once per process and shared.
+    pub fn cached(source: &'static str) -> Result<Pattern, regex::Error> {
+        static CACHE: LazyLock<Mutex<HashMap<&'static str, Pattern>>> =
+            LazyLock::new(|| Mutex::new(HashMap::new()));
+        let mut cache = CACHE
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(p) = cache.get(source) {
+            return Ok(p.clone());
+        }
+        let p = Pattern::new(source)?;
+        cache.insert(source, p.clone());
+        Ok(p)
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// True when the pattern matches somewhere in `text`.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.regex.is_match(text)
+    }
+}
+
+impl fmt::Debug for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Pattern").field(&&*self.source).finish()
+    }
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+
+impl super::ShapeGraph {
+    /// One line per member that has rules, with the member's path (`lines[].quantity`) and the rules
+    /// in words. Each named type is walked once, so a recursive type's rules are listed once.
+    pub fn rule_lines(&self, root: super::NodeId) -> Vec<String> {
+        use super::{Node, StructKind, VariantKind};
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![(root, String::new())];
+        while let Some((id, path)) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let mut children: Vec<(super::NodeId, String)> = Vec::new();
+            match self.node(id) {
+                Node::Option(inner) => children.push((*inner, path.clone())),
+                Node::Seq { item, .. } => children.push((*item, format!("{path}[]"))),
+                Node::Map { value, .. } => children.push((*value, format!("{path}.*"))),
+                Node::Tuple(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        children.push((*item, format!("{path}[{i}]")));
+                    }
+                }
+                Node::Struct(s) => match &s.kind {
+                    StructKind::Named(f) => member_rules(f, &path, &mut out, &mut children),
+                    StructKind::Newtype(inner) => children.push((*inner, path.clone())),
+                    StructKind::Tuple(items) => {
+                        for (i, item) in items.iter().enumerate() {
+                            children.push((*item, format!("{path}[{i}]")));
+                        }
+                    }
+                    StructKind::Unit => {}
+                },
+                Node::Enum(e) => {
+                    for v in &e.variants {
+                        match &v.kind {
+                            VariantKind::Struct(f) => {
+                                member_rules(f, &path, &mut out, &mut children)
+                            }
+                            VariantKind::Newtype(inner) => children.push((*inner, path.clone())),
+                            VariantKind::Tuple(items) => {
+                                for (i, item) in items.iter().enumerate() {
+                                    children.push((*item, format!("{path}[{i}]")));
+                                }
+                            }
+                            VariantKind::Unit => {}
+                        }
+                    }
+                }
+                Node::Scalar(_) | Node::Reserved => {}
+            }
+            children.reverse();
+            stack.extend(children);
+        }
+        out
+    }
+}
+
+fn member_rules(
+    fields: &[super::Field],
+    prefix: &str,
+    out: &mut Vec<String>,
+    children: &mut Vec<(super::NodeId, String)>,
+) {
+    for f in fields {
+        let member = if f.flatten {
+            prefix.to_owned()
+        } else if prefix.is_empty() {
+            f.name.to_string()
+        } else {
+            format!("{prefix}.{}", f.name)
+        };
+        let statements = f.rules.statements();
+        if !statements.is_empty() {
+            out.push(format!("- {member}: {}", statements.join("; ")));
+        }
+        children.push((f.ty, member));
+    }
+}
