@@ -36,10 +36,13 @@ mod client;
 mod error;
 mod impls;
 mod intent;
+mod judge;
 mod options;
 mod request;
 mod result;
+mod send;
 
+pub mod cache;
 pub mod input;
 pub mod prompt;
 pub mod provider;
