@@ -30,6 +30,9 @@
 //! ```
 #![warn(missing_docs)]
 
+// Lets the derive's `::intent_core::...` paths resolve inside this crate too.
+extern crate self as intent_core;
+
 mod attempt;
 mod call;
 mod client;

@@ -1,6 +1,8 @@
 //! [`RedisCache`]: one cache shared by a fleet of workers.
 
-use redis::aio::ConnectionManager;
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::AsyncCommands;
 
 use super::{Cache, CacheError, CacheKey, CachedReply};
@@ -33,13 +35,28 @@ impl std::fmt::Debug for RedisCache {
 }
 
 impl RedisCache {
+    /// The connection and command timeout.
+    pub const TIMEOUT: Duration = Duration::from_millis(500);
+
     /// Connects to the server at `url` (`redis://host:port/db`); reconnects on its own later.
+    ///
+    /// Connecting, and each command, give up after [`Self::TIMEOUT`], so an unreachable server
+    /// slows a call by at most that much.
     pub async fn connect(url: &str) -> Result<RedisCache, CacheError> {
         let client = redis::Client::open(url)
             .map_err(|e| CacheError::new(format!("redis: invalid URL: {e}")))?;
-        let connection = ConnectionManager::new(client)
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Self::TIMEOUT))
+            .set_response_timeout(Some(Self::TIMEOUT))
+            .set_number_of_retries(1);
+        let connection = ConnectionManager::new_with_config(client, config)
             .await
-            .map_err(|e| CacheError::new(format!("redis: cannot connect: {e}")))?;
+            .map_err(|e| {
+                CacheError::new(format!(
+                    "redis: cannot connect within {} ms: {e}",
+                    Self::TIMEOUT.as_millis()
+                ))
+            })?;
         Ok(RedisCache {
             connection,
             prefix: "intent:reply:".to_owned(),
