@@ -254,7 +254,10 @@ fn adjacent<'g>(
 }
 
 fn untagged<'g>(w: &mut Walker<'g>, e: &'g EnumShape, value: &mut Value, path: &Path<'_>) {
-    let mut best: Option<Vec<crate::result::ResultIssue>> = None;
+    // When no form fits, the issues of the closest form are reported: one whose own shape matched
+    // (its issues lie deeper than here), then the one with the fewest issues.
+    let here = path.pointer();
+    let mut best: Option<((bool, usize), Vec<crate::result::ResultIssue>)> = None;
     for v in &e.variants {
         let mut trial = w.trial();
         let mut candidate = value.clone();
@@ -276,12 +279,16 @@ fn untagged<'g>(w: &mut Walker<'g>, e: &'g EnumShape, value: &mut Value, path: &
             *value = candidate;
             return;
         }
-        if best.as_ref().is_none_or(|b| trial.issues.len() < b.len()) {
-            best = Some(trial.issues);
+        let score = (
+            trial.issues.iter().any(|i| i.path.as_deref() == Some(here.as_str())),
+            trial.issues.len(),
+        );
+        if best.as_ref().is_none_or(|(b, _)| score < *b) {
+            best = Some((score, trial.issues));
         }
     }
     match best {
-        Some(issues) => w.issues.extend(issues),
+        Some((_, issues)) => w.issues.extend(issues),
         None => {
             let message = format!(
                 "Must match one of the forms of {}; got {}.",

@@ -62,7 +62,7 @@ pub(crate) fn find_value(text: &str) -> Found {
     };
     let Some(first) = first else {
         return Found::Unreadable(ParseError {
-            message: "The reply holds no JSON value. Reply with one JSON object {\"value\": ...} and nothing else.".to_owned(),
+            message: "The reply holds no JSON value.".to_owned(),
         });
     };
     match lenient::parse_at(text, first) {

@@ -102,7 +102,7 @@ impl<'a> Parser<'a> {
     fn truncated(&self, opened: usize, what: &str) -> ParseError {
         ParseError {
             message: format!(
-                "The reply ends before the JSON value is complete: the {what} opened at {} is not closed. Reply with the whole value.",
+                "The reply ends before the JSON value is complete: the {what} opened at {} is not closed.",
                 position(self.src, opened)
             ),
         }
@@ -138,7 +138,7 @@ impl<'a> Parser<'a> {
     fn value(&mut self, path: &Path<'_>) -> Result<Value, ParseError> {
         match self.peek() {
             None => Err(ParseError {
-                message: "The reply ends where a JSON value should start. Reply with the whole value."
+                message: "The reply ends where a JSON value should start."
                     .to_owned(),
             }),
             Some(b'{') => self.nested(|p| p.object(path)),

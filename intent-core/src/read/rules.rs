@@ -186,6 +186,8 @@ fn is_multiple(v: f64, step: f64) -> bool {
 pub(crate) fn num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
+    } else if v.abs() >= 1e15 {
+        format!("{v:e}")
     } else {
         format!("{v}")
     }

@@ -56,6 +56,7 @@ pub(crate) fn check(scalar: Scalar, label: &str, value: &mut Value) -> Result<()
 fn expect_string(value: &Value, label: &str) -> Result<(), String> {
     match value {
         Value::String(_) => Ok(()),
+        other if label == "string" => Err(mismatch("a string", other)),
         other => Err(mismatch(&format!("a string ({label})"), other)),
     }
 }

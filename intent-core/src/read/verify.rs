@@ -323,8 +323,12 @@ impl<'g> Walker<'g> {
             let here = path.key(name);
             match member {
                 Some(member) => {
+                    let before = self.issues.len();
                     self.walk(member.field.ty, element, &here);
-                    rules::check(&member.field.rules, element, &here, &mut self.issues);
+                    // A value of the wrong shape is reported once, not again by its rules.
+                    if self.issues.len() == before {
+                        rules::check(&member.field.rules, element, &here, &mut self.issues);
+                    }
                 }
                 None => {
                     if let Some(rest) = rest {
