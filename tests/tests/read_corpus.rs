@@ -67,7 +67,11 @@ macro_rules! corpus {
 }
 
 fn deep(levels: usize) -> String {
-    format!("{{\"value\": {}0{}}}", "[".repeat(levels), "]".repeat(levels))
+    format!(
+        "{{\"value\": {}0{}}}",
+        "[".repeat(levels),
+        "]".repeat(levels)
+    )
 }
 
 fn huge_order() -> String {
@@ -78,7 +82,8 @@ fn huge_order() -> String {
     )
 }
 
-const GOOD: &str = r#"{"value": {"contact": "Dana", "sku": "A-1192", "quantity": 40, "deliverBy": "2026-11-15"}}"#;
+const GOOD: &str =
+    r#"{"value": {"contact": "Dana", "sku": "A-1192", "quantity": 40, "deliverBy": "2026-11-15"}}"#;
 
 #[test]
 fn corpus_matches_golden_outcomes() {
@@ -175,5 +180,8 @@ fn corpus_matches_golden_outcomes() {
     }
     let expected = std::fs::read_to_string(path).unwrap_or_default();
     assert!(cases.len() >= 40, "the corpus has {} cases", cases.len());
-    assert_eq!(expected, out, "outcomes differ from {path}; run with INTENT_BLESS=1 and review");
+    assert_eq!(
+        expected, out,
+        "outcomes differ from {path}; run with INTENT_BLESS=1 and review"
+    );
 }

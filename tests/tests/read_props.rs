@@ -75,7 +75,9 @@ fn mutate(text: &str, at: usize, how: u8, with: char) -> String {
     }
 }
 
-fn read_both<T: Intent + PartialEq + std::fmt::Debug>(reply: &str) -> Result<T, Vec<intent_core::ResultIssue>> {
+fn read_both<T: Intent + PartialEq + std::fmt::Debug>(
+    reply: &str,
+) -> Result<T, Vec<intent_core::ResultIssue>> {
     let info = T::type_info();
     let fast = read_reply::<T>(&info, reply);
     let lenient = read_reply_lenient::<T>(&info, reply);

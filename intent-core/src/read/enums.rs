@@ -280,7 +280,10 @@ fn untagged<'g>(w: &mut Walker<'g>, e: &'g EnumShape, value: &mut Value, path: &
             return;
         }
         let score = (
-            trial.issues.iter().any(|i| i.path.as_deref() == Some(here.as_str())),
+            trial
+                .issues
+                .iter()
+                .any(|i| i.path.as_deref() == Some(here.as_str())),
             trial.issues.len(),
         );
         if best.as_ref().is_none_or(|(b, _)| score < *b) {

@@ -18,7 +18,9 @@ pub(crate) fn strip_fence(text: &str) -> &str {
     let after = &text[open + 3..];
     // The info string runs to the end of the opening line; a one-line fence has none.
     let body = match after.find('\n') {
-        Some(eol) if !after[..eol].contains("```") && !after[..eol].contains(['{', '[']) => &after[eol + 1..],
+        Some(eol) if !after[..eol].contains("```") && !after[..eol].contains(['{', '[']) => {
+            &after[eol + 1..]
+        }
         _ => after.trim_start_matches(|c: char| c.is_ascii_alphanumeric()),
     };
     match body.find("```") {
@@ -106,7 +108,10 @@ mod tests {
 
     #[test]
     fn fence_with_language_and_prose() {
-        assert_eq!(strip_fence("Sure:\n```json\n{\"a\": 1}\n```\nDone."), "{\"a\": 1}");
+        assert_eq!(
+            strip_fence("Sure:\n```json\n{\"a\": 1}\n```\nDone."),
+            "{\"a\": 1}"
+        );
         assert_eq!(strip_fence("```{\"a\": 1}```"), "{\"a\": 1}");
         assert_eq!(strip_fence("```json\n{\"a\": 1"), "{\"a\": 1");
         assert_eq!(strip_fence("no fence"), "no fence");

@@ -115,10 +115,7 @@ impl<'a> Parser<'a> {
                 Some(b'/') => match self.bytes.get(self.pos + 1) {
                     Some(b'/') => {
                         let rest = &self.bytes[self.pos..];
-                        self.pos += rest
-                            .iter()
-                            .position(|b| *b == b'\n')
-                            .unwrap_or(rest.len());
+                        self.pos += rest.iter().position(|b| *b == b'\n').unwrap_or(rest.len());
                     }
                     Some(b'*') => {
                         let opened = self.pos;
@@ -138,8 +135,7 @@ impl<'a> Parser<'a> {
     fn value(&mut self, path: &Path<'_>) -> Result<Value, ParseError> {
         match self.peek() {
             None => Err(ParseError {
-                message: "The reply ends where a JSON value should start."
-                    .to_owned(),
+                message: "The reply ends where a JSON value should start.".to_owned(),
             }),
             Some(b'{') => self.nested(|p| p.object(path)),
             Some(b'[') => self.nested(|p| p.array(path)),
@@ -210,7 +206,8 @@ impl<'a> Parser<'a> {
                 self.value(&member)?
             };
             if map.contains_key(&key) {
-                self.duplicates.push((path.key(&key).relative(), key.clone()));
+                self.duplicates
+                    .push((path.key(&key).relative(), key.clone()));
             }
             map.insert(key, value);
             self.skip_space()?;
@@ -219,10 +216,7 @@ impl<'a> Parser<'a> {
                 Some(b'}') => {}
                 None => return Err(self.truncated(opened, "object")),
                 Some(_) => {
-                    return Err(self.error(
-                        self.pos,
-                        "Expected `,` or `}` after an object member",
-                    ))
+                    return Err(self.error(self.pos, "Expected `,` or `}` after an object member"))
                 }
             }
         }
@@ -250,10 +244,7 @@ impl<'a> Parser<'a> {
                 Some(b']') => {}
                 None => return Err(self.truncated(opened, "array")),
                 Some(_) => {
-                    return Err(self.error(
-                        self.pos,
-                        "Expected `,` or `]` after an array element",
-                    ))
+                    return Err(self.error(self.pos, "Expected `,` or `]` after an array element"))
                 }
             }
         }

@@ -158,7 +158,9 @@ fn read_lenient<T: Intent>(info: &TypeInfo, trimmed: &str) -> Result<T, Vec<Resu
             ResultIssue::at(
                 pointer,
                 IssueKind::Shape,
-                format!("The member `{key}` is given more than once in the same object; give it once."),
+                format!(
+                    "The member `{key}` is given more than once in the same object; give it once."
+                ),
             )
         })
         .collect();

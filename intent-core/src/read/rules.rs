@@ -56,7 +56,11 @@ pub(crate) fn check(rules: &Rules, value: &Value, path: &Path<'_>, issues: &mut 
             issues.push(ResultIssue::at(
                 path.pointer(),
                 IssueKind::Rule,
-                format!("Must be one of {}; got {}.", list.join(", "), clip(&value.to_string())),
+                format!(
+                    "Must be one of {}; got {}.",
+                    list.join(", "),
+                    clip(&value.to_string())
+                ),
             ));
         }
     }
@@ -118,7 +122,11 @@ pub(crate) fn failures(rules: &Rules, seen: Seen<'_>) -> Vec<String> {
                 out.push(format!("Must be at least {}; got {}.", num(min), num(v)));
             }
             if let Some(min) = rules.exclusive_minimum.filter(|min| v <= *min) {
-                out.push(format!("Must be greater than {}; got {}.", num(min), num(v)));
+                out.push(format!(
+                    "Must be greater than {}; got {}.",
+                    num(min),
+                    num(v)
+                ));
             }
             if let Some(max) = rules.maximum.filter(|max| v > *max) {
                 out.push(format!("Must be at most {}; got {}.", num(max), num(v)));
@@ -127,7 +135,11 @@ pub(crate) fn failures(rules: &Rules, seen: Seen<'_>) -> Vec<String> {
                 out.push(format!("Must be less than {}; got {}.", num(max), num(v)));
             }
             if let Some(step) = rules.multiple_of.filter(|step| !is_multiple(v, *step)) {
-                out.push(format!("Must be a multiple of {}; got {}.", num(step), num(v)));
+                out.push(format!(
+                    "Must be a multiple of {}; got {}.",
+                    num(step),
+                    num(v)
+                ));
             }
         }
         Seen::Text(text) => {
@@ -214,7 +226,10 @@ mod tests {
         };
         assert_eq!(
             failures(&rules, Seen::Number(1502.0)),
-            vec!["Must be at most 1000; got 1502.", "Must be a multiple of 5; got 1502."]
+            vec![
+                "Must be at most 1000; got 1502.",
+                "Must be a multiple of 5; got 1502."
+            ]
         );
         assert!(failures(&rules, Seen::Number(0.3 * 10.0 / 3.0 * 5.0)).is_empty());
     }
@@ -234,7 +249,11 @@ mod tests {
 
     #[test]
     fn repeats_compare_numbers_by_value() {
-        let items = vec![serde_json::json!(1), serde_json::json!(1.0), serde_json::json!(2)];
+        let items = vec![
+            serde_json::json!(1),
+            serde_json::json!(1.0),
+            serde_json::json!(2),
+        ];
         assert_eq!(repeats(&items), vec![(1, 0)]);
     }
 }

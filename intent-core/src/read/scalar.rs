@@ -108,7 +108,11 @@ fn int(kind: IntKind, label: &str, value: &mut Value) -> Result<(), String> {
     } else {
         let f = number.as_f64().unwrap_or(f64::NAN);
         if f.fract() != 0.0 {
-            return Err(format!("Must be {}, without a fraction; got {}.", whole(), num(f)));
+            return Err(format!(
+                "Must be {}, without a fraction; got {}.",
+                whole(),
+                num(f)
+            ));
         }
         if f < kind.min() as f64 || f > kind.max() as f64 {
             return Err(format!("Must be {}; got {}.", whole(), num(f)));

@@ -95,7 +95,11 @@ pub(crate) fn eligible(graph: &ShapeGraph, root: NodeId) -> bool {
 }
 
 /// Reads `{"value": ...}` straight into `T` when the certifying pass accepts it.
-pub(crate) fn read<T: de::DeserializeOwned>(graph: &ShapeGraph, root: NodeId, body: &str) -> Option<T> {
+pub(crate) fn read<T: de::DeserializeOwned>(
+    graph: &ShapeGraph,
+    root: NodeId,
+    body: &str,
+) -> Option<T> {
     let mut de = serde_json::Deserializer::from_str(body);
     Envelope(Skim {
         graph,
@@ -357,7 +361,11 @@ impl<'de> Visitor<'de> for Skim<'_> {
 }
 
 impl<'g> Skim<'g> {
-    fn fixed<'de, A: SeqAccess<'de>>(self, items: &[NodeId], seq: &mut A) -> Result<usize, A::Error> {
+    fn fixed<'de, A: SeqAccess<'de>>(
+        self,
+        items: &[NodeId],
+        seq: &mut A,
+    ) -> Result<usize, A::Error> {
         for item in items {
             if seq.next_element_seed(self.at(*item, None))?.is_none() {
                 return Err(refuse());
@@ -369,7 +377,11 @@ impl<'g> Skim<'g> {
         Ok(items.len())
     }
 
-    fn fields<'de, A: MapAccess<'de>>(self, fields: &'g [Field], map: &mut A) -> Result<(), A::Error> {
+    fn fields<'de, A: MapAccess<'de>>(
+        self,
+        fields: &'g [Field],
+        map: &mut A,
+    ) -> Result<(), A::Error> {
         while let Some(index) = map.next_key_seed(FieldKey(fields))? {
             let field = &fields[index];
             let rules = (!field.rules.is_empty()).then_some(&field.rules);

@@ -4,9 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::result::{IssueKind, ResultIssue};
-use crate::shape::{
-    EnumShape, Field, Node, NodeId, Scalar, SeqKind, ShapeGraph, StructKind,
-};
+use crate::shape::{EnumShape, Field, Node, NodeId, Scalar, SeqKind, ShapeGraph, StructKind};
 
 use super::enums;
 use super::path::Path;
@@ -101,10 +99,7 @@ impl<'g> Walker<'g> {
         let graph = self.graph;
         let node = graph.node(id);
         if value.is_null() && !accepts_null(graph, node) {
-            let message = format!(
-                "Must not be null: write a {}.",
-                graph.label(id)
-            );
+            let message = format!("Must not be null: write a {}.", graph.label(id));
             self.shape_issue(path, message);
             return;
         }
@@ -258,7 +253,12 @@ impl<'g> Walker<'g> {
 
     /// Checks an object's members against `fields`: names mapped to wire names, required members
     /// present, each member walked and its rules checked.
-    pub(crate) fn members(&mut self, fields: &'g [Field], map: &mut Map<String, Value>, path: &Path<'_>) {
+    pub(crate) fn members(
+        &mut self,
+        fields: &'g [Field],
+        map: &mut Map<String, Value>,
+        path: &Path<'_>,
+    ) {
         let mut members = Vec::with_capacity(fields.len());
         let mut rest: Option<NodeId> = None;
         self.expand(fields, true, &mut members, &mut rest, 0);
@@ -279,9 +279,7 @@ impl<'g> Walker<'g> {
             }
         }
         for (index, name) in map.keys().enumerate() {
-            let exact = members
-                .iter()
-                .any(|m| is_named(m.field, name));
+            let exact = members.iter().any(|m| is_named(m.field, name));
             if exact {
                 continue;
             }
@@ -317,9 +315,7 @@ impl<'g> Walker<'g> {
             }
         }
         for (name, element) in map.iter_mut() {
-            let member = members
-                .iter()
-                .find(|m| is_named(m.field, name));
+            let member = members.iter().find(|m| is_named(m.field, name));
             let here = path.key(name);
             match member {
                 Some(member) => {
@@ -364,7 +360,13 @@ impl<'g> Walker<'g> {
             match self.graph.node(inner) {
                 Node::Struct(s) => {
                     if let StructKind::Named(inner_fields) = &s.kind {
-                        self.expand(inner_fields, required && optional && field.required, out, rest, depth + 1);
+                        self.expand(
+                            inner_fields,
+                            required && optional && field.required,
+                            out,
+                            rest,
+                            depth + 1,
+                        );
                     }
                 }
                 Node::Map { value, .. } => *rest = Some(*value),

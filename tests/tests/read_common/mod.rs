@@ -345,7 +345,10 @@ impl Intent for Schedule {
         graph.named(type_name::<Self>(), |graph, _| {
             let day = Field::new("day", chrono::NaiveDate::shape(graph));
             let at = Field::new("at", chrono::NaiveDateTime::shape(graph));
-            let stamp = Field::new("stamp", chrono::DateTime::<chrono::FixedOffset>::shape(graph));
+            let stamp = Field::new(
+                "stamp",
+                chrono::DateTime::<chrono::FixedOffset>::shape(graph),
+            );
             object("Schedule", vec![day, at, stamp])
         })
     }
