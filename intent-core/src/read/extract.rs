@@ -3,14 +3,8 @@
 use super::lenient::{self, ParseError, Parsed};
 
 /// The text inside the first code fence of `text` (its info string such as `json` dropped), or
-/// `text` itself when it has no fence. An unclosed fence yields everything after its opening line.
-///
-/// ```text
-/// Here it is:
-/// ```json
-/// {"value": 3}
-/// ```
-/// ```
+/// `text` itself when it has no fence. Prose before and after the fence is dropped; an unclosed
+/// fence yields everything after its opening line.
 pub(crate) fn strip_fence(text: &str) -> &str {
     let Some(open) = text.find("```") else {
         return text;
