@@ -25,7 +25,6 @@ pub const REMOVED_KEYWORDS: &[&str] = &[
     "$schema",
 ];
 
-
 /// The deepest JSON nesting a runtime schema may have, counting every object and array (the same
 /// limit `serde_json` applies when it parses text, so a schema read from JSON text always fits).
 pub const MAX_SCHEMA_DEPTH: usize = 128;

@@ -5,8 +5,8 @@ mod schema_support;
 
 use intent_core::schema::{make_strict, REMOVED_KEYWORDS};
 use proptest::prelude::*;
-use serde_json::{json, Value};
 use schema_support::{deep_items_schema, drop_deep, SPEC_REMOVED_KEYWORDS};
+use serde_json::{json, Value};
 
 fn strict(mut schema: Value) -> Value {
     make_strict(&mut schema);
@@ -33,7 +33,10 @@ fn removes_each_rejected_keyword() {
         ("maxItems", json!(3)),
         ("uniqueItems", json!(true)),
         ("default", json!("x")),
-        ("$schema", json!("https://json-schema.org/draft/2020-12/schema")),
+        (
+            "$schema",
+            json!("https://json-schema.org/draft/2020-12/schema"),
+        ),
     ];
     assert_eq!(samples.len(), SPEC_REMOVED_KEYWORDS.len());
     for (keyword, value) in samples {
@@ -90,7 +93,10 @@ fn does_not_widen_a_property_it_makes_required() {
     });
     let out = strict(schema);
     assert_eq!(out["properties"]["note"], json!({"type": "string"}));
-    assert_eq!(out["properties"]["due"], json!({"type": ["string", "null"]}));
+    assert_eq!(
+        out["properties"]["due"],
+        json!({"type": ["string", "null"]})
+    );
     assert_eq!(out["required"], json!(["note", "due"]));
 }
 
@@ -121,8 +127,12 @@ fn closes_an_object_with_no_properties_listed_as_empty() {
 
 #[test]
 fn leaves_properties_of_a_non_object_type_unclosed_but_cleans_them() {
-    let out = strict(json!({"type": "string", "properties": {"a": {"type": "integer", "minimum": 0}}}));
-    assert_eq!(out, json!({"type": "string", "properties": {"a": {"type": "integer"}}}));
+    let out =
+        strict(json!({"type": "string", "properties": {"a": {"type": "integer", "minimum": 0}}}));
+    assert_eq!(
+        out,
+        json!({"type": "string", "properties": {"a": {"type": "integer"}}})
+    );
 }
 
 #[test]
@@ -207,7 +217,8 @@ fn recurses_into_items_of_one_schema() {
 
 #[test]
 fn recurses_into_items_as_an_array_of_schemas() {
-    let out = strict(json!({"type": "array", "items": [inner(), {"type": "string", "maxLength": 3}]}));
+    let out =
+        strict(json!({"type": "array", "items": [inner(), {"type": "string", "maxLength": 3}]}));
     assert_eq!(
         out,
         json!({"type": "array", "items": [inner_strict(), {"type": "string"}]})
@@ -285,7 +296,13 @@ fn is_idempotent() {
 
 #[test]
 fn leaves_values_that_are_not_schemas_alone() {
-    for value in [json!(42), json!("text"), json!(null), json!(true), json!([{"minimum": 1}])] {
+    for value in [
+        json!(42),
+        json!("text"),
+        json!(null),
+        json!(true),
+        json!([{"minimum": 1}]),
+    ] {
         assert_eq!(strict(value.clone()), value);
     }
 }

@@ -4,8 +4,8 @@ mod schema_support;
 
 use intent_core::schema::{build_envelope_from_schema, make_strict, MAX_SCHEMA_DEPTH};
 use intent_core::IntentError;
-use serde_json::{json, Value};
 use schema_support::{assert_openai_strict, deep_items_schema, drop_deep, resolve};
+use serde_json::{json, Value};
 
 fn build(schema: &Value) -> Value {
     build_envelope_from_schema(schema).expect("a valid schema")
@@ -55,7 +55,9 @@ fn wraps_the_schema_in_a_strict_envelope() {
 
 #[test]
 fn wraps_a_non_object_root_type() {
-    let out = build(&json!({"type": "array", "items": {"type": "string", "maxLength": 5}, "maxItems": 3}));
+    let out = build(
+        &json!({"type": "array", "items": {"type": "string", "maxLength": 5}, "maxItems": 3}),
+    );
     assert_eq!(
         out["properties"]["value"],
         json!({"type": "array", "items": {"type": "string"}})
@@ -76,7 +78,10 @@ fn drops_schema_id_and_anchor_from_the_root_only() {
     for keyword in ["$schema", "$id", "$anchor"] {
         assert!(value.get(keyword).is_none(), "{keyword} stays at the root");
     }
-    assert_eq!(value["properties"]["line"], json!({"$anchor": "line", "type": "string"}));
+    assert_eq!(
+        value["properties"]["line"],
+        json!({"$anchor": "line", "type": "string"})
+    );
 }
 
 #[test]
@@ -88,10 +93,22 @@ fn hoists_defs_and_definitions_beside_properties() {
         "definitions": {"b": {"type": "string", "pattern": "^b"}}
     });
     let out = build(&schema);
-    let keys: Vec<&str> = out.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys: Vec<&str> = out
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(
         keys,
-        ["type", "properties", "required", "additionalProperties", "$defs", "definitions"]
+        [
+            "type",
+            "properties",
+            "required",
+            "additionalProperties",
+            "$defs",
+            "definitions"
+        ]
     );
     assert!(out["properties"]["value"].get("$defs").is_none());
     assert!(out["properties"]["value"].get("definitions").is_none());
@@ -122,7 +139,10 @@ fn prefixes_every_other_root_relative_reference() {
         rewritten("#/properties/total"),
         json!("#/properties/value/properties/total")
     );
-    assert_eq!(rewritten("#/$defsx/y"), json!("#/properties/value/$defsx/y"));
+    assert_eq!(
+        rewritten("#/$defsx/y"),
+        json!("#/properties/value/$defsx/y")
+    );
     assert_eq!(rewritten("#/items/0"), json!("#/properties/value/items/0"));
     assert_eq!(rewritten("#/"), json!("#/properties/value/"));
 }
@@ -183,11 +203,16 @@ fn rewritten_references_reach_the_same_schema() {
         ("/properties/copy", "/properties/value/properties/copy"),
         ("/properties/line", "/properties/value/properties/line"),
         ("/properties/other", "/properties/value/properties/other"),
-        ("/properties/lines/items", "/properties/value/properties/lines/items"),
+        (
+            "/properties/lines/items",
+            "/properties/value/properties/lines/items",
+        ),
         ("/$defs/line/properties/up", "/$defs/line/properties/up"),
     ];
     for (before, after) in pairs {
-        let old_ref = strict_original.pointer(before).unwrap()["$ref"].as_str().unwrap();
+        let old_ref = strict_original.pointer(before).unwrap()["$ref"]
+            .as_str()
+            .unwrap();
         let new_ref = out.pointer(after).unwrap()["$ref"].as_str().unwrap();
         assert_eq!(
             resolve(&strict_original, old_ref).cloned(),
@@ -217,7 +242,10 @@ fn rewrites_references_inside_hoisted_definitions() {
     let node = &build(&schema)["$defs"]["node"]["properties"];
     assert_eq!(node["next"]["anyOf"][0]["$ref"], "#/$defs/node");
     assert_eq!(node["root"]["$ref"], "#/properties/value");
-    assert_eq!(node["sibling"]["$ref"], "#/properties/value/properties/head");
+    assert_eq!(
+        node["sibling"]["$ref"],
+        "#/properties/value/properties/head"
+    );
 }
 
 #[test]
@@ -280,9 +308,18 @@ fn properties_named_ref_and_data_keywords_are_not_references() {
     let value = &build(&schema)["properties"]["value"];
     assert_eq!(value["properties"]["$ref"], json!({"type": "string"}));
     assert_eq!(value["properties"]["enum"]["enum"], json!([{"$ref": "#"}]));
-    assert_eq!(value["properties"]["const"]["const"], json!({"$ref": "#/properties/x"}));
-    assert_eq!(value["properties"]["examples"]["examples"], json!([{"$ref": "#"}]));
-    assert_eq!(value["required"], json!(["$ref", "enum", "const", "examples"]));
+    assert_eq!(
+        value["properties"]["const"]["const"],
+        json!({"$ref": "#/properties/x"})
+    );
+    assert_eq!(
+        value["properties"]["examples"]["examples"],
+        json!([{"$ref": "#"}])
+    );
+    assert_eq!(
+        value["required"],
+        json!(["$ref", "enum", "const", "examples"])
+    );
 }
 
 #[test]
@@ -303,7 +340,10 @@ fn keeps_references_inside_a_nested_schema_with_its_own_id() {
         value["properties"]["money"]["properties"]["again"]["$ref"],
         "#/properties/amount"
     );
-    assert_eq!(value["properties"]["outer"]["$ref"], "#/properties/value/properties/money");
+    assert_eq!(
+        value["properties"]["outer"]["$ref"],
+        "#/properties/value/properties/money"
+    );
 }
 
 #[test]
@@ -406,25 +446,70 @@ fn refuses_a_schema_that_is_not_an_object() {
 #[test]
 fn refuses_malformed_keywords_with_their_place() {
     let cases = [
-        (json!({"$ref": 5}), "`$ref` at the schema's root must be a string, not a number"),
-        (json!({"$defs": []}), "`$defs` at the schema's root must be an object of named schemas, not an array"),
-        (json!({"definitions": "x"}), "`definitions` at the schema's root must be an object of named schemas, not a string"),
-        (json!({"properties": [1]}), "`properties` at the schema's root must be an object of named schemas, not an array"),
+        (
+            json!({"$ref": 5}),
+            "`$ref` at the schema's root must be a string, not a number",
+        ),
+        (
+            json!({"$defs": []}),
+            "`$defs` at the schema's root must be an object of named schemas, not an array",
+        ),
+        (
+            json!({"definitions": "x"}),
+            "`definitions` at the schema's root must be an object of named schemas, not a string",
+        ),
+        (
+            json!({"properties": [1]}),
+            "`properties` at the schema's root must be an object of named schemas, not an array",
+        ),
         (
             json!({"properties": {"a": {"properties": {"b": {"$ref": {"x": 1}}}}}}),
             "`$ref` at `/properties/a/properties/b` must be a string, not an object",
         ),
-        (json!({"properties": {"a/b": "string"}}), "`/properties/a~1b` must be a schema (a JSON object or a boolean), not a string"),
-        (json!({"items": "string"}), "`items` at the schema's root must be a schema or an array of schemas, not a string"),
-        (json!({"items": [{"type": "string"}, 3]}), "`/items/1` must be a schema (a JSON object or a boolean), not a number"),
-        (json!({"anyOf": {"type": "string"}}), "`anyOf` at the schema's root must be an array of schemas, not an object"),
-        (json!({"allOf": [null]}), "`/allOf/0` must be a schema (a JSON object or a boolean), not null"),
-        (json!({"type": 3}), "`type` at the schema's root must be a string or an array of strings, not a number"),
-        (json!({"type": ["string", 1]}), "`type` at the schema's root must be a string or an array of strings, not an array"),
-        (json!({"required": "a"}), "`required` at the schema's root must be an array of property names, not a string"),
-        (json!({"enum": {"a": 1}}), "`enum` at the schema's root must be an array of values, not an object"),
-        (json!({"$defs": {"x": {"$defs": 1}}}), "`$defs` at `/$defs/x` must be an object of named schemas, not a number"),
-        (json!({"additionalProperties": 1}), "`/additionalProperties` must be a schema (a JSON object or a boolean), not a number"),
+        (
+            json!({"properties": {"a/b": "string"}}),
+            "`/properties/a~1b` must be a schema (a JSON object or a boolean), not a string",
+        ),
+        (
+            json!({"items": "string"}),
+            "`items` at the schema's root must be a schema or an array of schemas, not a string",
+        ),
+        (
+            json!({"items": [{"type": "string"}, 3]}),
+            "`/items/1` must be a schema (a JSON object or a boolean), not a number",
+        ),
+        (
+            json!({"anyOf": {"type": "string"}}),
+            "`anyOf` at the schema's root must be an array of schemas, not an object",
+        ),
+        (
+            json!({"allOf": [null]}),
+            "`/allOf/0` must be a schema (a JSON object or a boolean), not null",
+        ),
+        (
+            json!({"type": 3}),
+            "`type` at the schema's root must be a string or an array of strings, not a number",
+        ),
+        (
+            json!({"type": ["string", 1]}),
+            "`type` at the schema's root must be a string or an array of strings, not an array",
+        ),
+        (
+            json!({"required": "a"}),
+            "`required` at the schema's root must be an array of property names, not a string",
+        ),
+        (
+            json!({"enum": {"a": 1}}),
+            "`enum` at the schema's root must be an array of values, not an object",
+        ),
+        (
+            json!({"$defs": {"x": {"$defs": 1}}}),
+            "`$defs` at `/$defs/x` must be an object of named schemas, not a number",
+        ),
+        (
+            json!({"additionalProperties": 1}),
+            "`/additionalProperties` must be a schema (a JSON object or a boolean), not a number",
+        ),
     ];
     for (schema, expected) in cases {
         let message = error(&schema);
@@ -444,7 +529,10 @@ fn error_messages_read_as_invalid_output_schema() {
 #[test]
 fn accepts_boolean_subschemas() {
     let out = build(&json!({"type": "object", "properties": {"any": true, "none": false}}));
-    assert_eq!(out["properties"]["value"]["properties"], json!({"any": true, "none": false}));
+    assert_eq!(
+        out["properties"]["value"]["properties"],
+        json!({"any": true, "none": false})
+    );
 }
 
 #[test]
@@ -453,7 +541,11 @@ fn accepts_the_deepest_schema_serde_json_parses() {
     let mut text = String::new();
     let mut depth = 0;
     loop {
-        let candidate = format!("{}{}", "{\"items\":".repeat(depth + 1), format!("{{}}{}", "}".repeat(depth + 1)));
+        let candidate = format!(
+            "{}{}",
+            "{\"items\":".repeat(depth + 1),
+            format!("{{}}{}", "}".repeat(depth + 1))
+        );
         if serde_json::from_str::<Value>(&candidate).is_err() {
             break;
         }
@@ -469,7 +561,10 @@ fn accepts_the_deepest_schema_serde_json_parses() {
 fn refuses_a_schema_deeper_than_the_limit_naming_it() {
     let schema = deep_items_schema(MAX_SCHEMA_DEPTH);
     let message = error(&schema);
-    assert!(message.contains(&format!("more than {MAX_SCHEMA_DEPTH} levels")), "{message}");
+    assert!(
+        message.contains(&format!("more than {MAX_SCHEMA_DEPTH} levels")),
+        "{message}"
+    );
     assert!(message.contains("MAX_SCHEMA_DEPTH"), "{message}");
     assert!(build_envelope_from_schema(&deep_items_schema(MAX_SCHEMA_DEPTH - 2)).is_ok());
 }

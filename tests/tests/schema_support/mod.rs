@@ -84,7 +84,9 @@ pub fn openai_strict_violations(schema: &Value) -> Vec<String> {
         } else if map.get("type") == Some(&Value::from("object"))
             && map.get("additionalProperties") != Some(&Value::Bool(false))
         {
-            out.push(format!("{path}: an object must have additionalProperties false"));
+            out.push(format!(
+                "{path}: an object must have additionalProperties false"
+            ));
         }
         for keyword in ["$defs", "definitions"] {
             if let Some(Value::Object(named)) = map.get(keyword) {
