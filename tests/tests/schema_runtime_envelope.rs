@@ -542,9 +542,9 @@ fn accepts_the_deepest_schema_serde_json_parses() {
     let mut depth = 0;
     loop {
         let candidate = format!(
-            "{}{}",
+            "{}{{}}{}",
             "{\"items\":".repeat(depth + 1),
-            format!("{{}}{}", "}".repeat(depth + 1))
+            "}".repeat(depth + 1)
         );
         if serde_json::from_str::<Value>(&candidate).is_err() {
             break;

@@ -108,7 +108,7 @@ fn int_kind(name: &str) -> Option<IntKind> {
 }
 
 /// `&T`, `&mut T`, `Box<T>`, `Arc<T>` and `Rc<T>` serialize as `T`.
-fn unwrap_pointers<'a>(mut name: &'a str) -> &'a str {
+fn unwrap_pointers(mut name: &str) -> &str {
     loop {
         let trimmed = name.trim_start_matches('&').trim_start_matches("mut ");
         let inner = ["alloc::boxed::Box<", "alloc::sync::Arc<", "alloc::rc::Rc<"]
