@@ -84,6 +84,30 @@ pub struct PromptPlan {
 }
 
 /// Plans a call: the response format and schema for the target, and the fixed part of the prompt.
+///
+/// `String` is asked for as plain text; a strict-compatible type with its strict envelope schema; a
+/// `serde_json::Value` with `options.output_schema` with that schema's envelope
+/// ([`build_envelope_from_schema`]); any other type in JSON-object mode, described in the prompt.
+///
+/// # Errors
+///
+/// [`IntentError::InvalidSchema`] when `options.output_schema` is malformed, or is set for a
+/// result type other than `serde_json::Value` (which has a schema of its own).
+///
+/// ```
+/// use intent_core::prompt;
+/// use intent_core::shape::TypeInfo;
+/// use intent_core::{AiRequestOptions, ResponseFormat};
+///
+/// let input = intent_core::input::serialize("Dana, 40 x A-1192", 1000).unwrap();
+/// let options = AiRequestOptions {
+///     output_schema: Some(serde_json::json!({"type": "object", "properties": {"sku": {"type": "string"}}})),
+///     ..AiRequestOptions::default()
+/// };
+/// let plan = prompt::plan(&TypeInfo::of::<serde_json::Value>(), &options, "Extract the SKU.", &input).unwrap();
+/// assert_eq!(plan.format(), ResponseFormat::JsonSchema);
+/// assert_eq!(plan.schema().unwrap()["properties"]["value"]["required"], serde_json::json!(["sku"]));
+/// ```
 pub fn plan(
     info: &TypeInfo,
     options: &AiRequestOptions,
@@ -189,6 +213,20 @@ pub fn plan(
 impl PromptPlan {
     /// The request for an attempt; `previous` is the attempt before it, whose raw output and issues
     /// are shown when it has issues.
+    ///
+    /// ```
+    /// use intent_core::prompt;
+    /// use intent_core::shape::TypeInfo;
+    /// use intent_core::{AiRequestOptions, AttemptRecord, IssueKind, ResultIssue};
+    ///
+    /// let input = intent_core::input::serialize("a, b, c", 1000).unwrap();
+    /// let plan = prompt::plan(&TypeInfo::of::<u32>(), &AiRequestOptions::default(), "Count.", &input).unwrap();
+    /// let mut previous = AttemptRecord::new(1);
+    /// previous.raw_output = "three".into();
+    /// previous.issues.push(ResultIssue::new(IssueKind::Parse, "Reply with JSON."));
+    /// let retry = plan.request(Some(&previous));
+    /// assert!(retry.user.contains("## Previous attempt\nthree\n\n## Problems with the previous attempt\n- Reply with JSON.\n"));
+    /// ```
     pub fn request(&self, previous: Option<&AttemptRecord>) -> AiRequest {
         let mut user = self.user.clone();
         if let Some(previous) = previous.filter(|p| !p.issues.is_empty()) {
