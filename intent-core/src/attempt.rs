@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use crate::call::AiCall;
 use crate::client::IntentClient;
 use crate::intent::Intent;
+use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
 use crate::provider::{AiResponse, FinishReason, Provider, ProviderError};
 use crate::read;
@@ -37,6 +38,30 @@ pub(crate) async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
             )])
         }
     };
+    let verify = |text: &str| {
+        let value = read::read_reply::<T>(&info, text)?;
+        let issues: Vec<ResultIssue> = checks
+            .iter()
+            .flat_map(|check| check(&value))
+            .map(|message| ResultIssue::new(IssueKind::Check, message))
+            .collect();
+        if issues.is_empty() {
+            Ok(value)
+        } else {
+            Err(issues)
+        }
+    };
+    run_plan(client, &plan, &options, verify).await
+}
+
+/// Runs the attempts of a planned call: `verify` reads a reply's text into the value, or returns
+/// every finding, which goes back to the model on the next attempt.
+pub(crate) async fn run_plan<V>(
+    client: &IntentClient,
+    plan: &PromptPlan,
+    options: &AiRequestOptions,
+    verify: impl Fn(&str) -> Result<V, Vec<ResultIssue>>,
+) -> AiResult<V> {
     let client_options = client.options();
     let max_attempts = options
         .max_attempts
@@ -96,22 +121,13 @@ pub(crate) async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
         record.finish_reason = Some(response.finish_reason.clone());
         usage += response.usage;
 
-        let value = match finish_issue(&response, &plan) {
+        let value = match finish_issue(&response, plan) {
             Some(issue) => {
                 record.issues.push(issue);
                 None
             }
-            None => match read::read_reply::<T>(&info, &response.text) {
-                Ok(value) => {
-                    for check in &checks {
-                        record.issues.extend(
-                            check(&value)
-                                .into_iter()
-                                .map(|message| ResultIssue::new(IssueKind::Check, message)),
-                        );
-                    }
-                    Some(value)
-                }
+            None => match verify(&response.text) {
+                Ok(value) => Some(value),
                 Err(issues) => {
                     record.issues = issues;
                     None

@@ -40,6 +40,7 @@ mod options;
 mod request;
 mod result;
 
+pub mod collections;
 pub mod input;
 pub mod prompt;
 pub mod provider;
@@ -49,6 +50,7 @@ pub mod shape;
 
 pub use call::AiCall;
 pub use client::{IntentClient, IntentClientBuilder};
+pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
 pub use intent::Intent;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
