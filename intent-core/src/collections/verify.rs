@@ -69,7 +69,8 @@ impl<O> Verdict<O> {
                 .path
                 .as_deref()
                 .and_then(|p| p.strip_prefix("/value"))
-                .unwrap_or("");
+                .unwrap_or("")
+                .trim_end_matches(['/', '.']);
             self.slot_issues.push((
                 slot,
                 ResultIssue::at(
