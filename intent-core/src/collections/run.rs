@@ -141,7 +141,7 @@ fn key_of(elements: &[Result<Element, ResultIssue>], mode: Mode, position: usize
     }
 }
 
-async fn run_chunk<O: Intent>(
+async fn run_chunk<O: Intent + Send>(
     shared: &Shared<'_, O>,
     number: usize,
     positions: Vec<usize>,
@@ -191,9 +191,14 @@ async fn run_chunk<O: Intent>(
     let (result, plan_issue) = match prompt::plan(&info, &options, shared.intent, &input) {
         Ok(plan) => (
             Some(
-                attempt::run_plan(shared.client, &plan, &options, |text| {
-                    verify(text).into_outcome()
-                })
+                attempt::run_plan(
+                    shared.client,
+                    &plan,
+                    &input,
+                    shared.intent,
+                    &options,
+                    &|text: &str| verify(text).into_outcome(),
+                )
                 .await,
             ),
             None,
