@@ -54,6 +54,9 @@ async fn values_come_back_in_input_order_with_their_indexes_sent() {
     assert!(requests[0]
         .user
         .contains("Exactly 2 elements, one per input element, in the input's order"));
+    assert!(requests[0]
+        .user
+        .contains("## Input (List<Element>\n where Element {"));
 }
 
 #[tokio::test]

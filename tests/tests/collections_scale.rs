@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use intent_core::provider::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
 use intent_core::prelude::*;
+use intent_core::provider::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -63,10 +63,16 @@ impl Provider for Answering {
     fn name(&self) -> &str {
         "answering"
     }
-    fn complete<'a>(&'a self, request: &'a AiRequest) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+    fn complete<'a>(
+        &'a self,
+        request: &'a AiRequest,
+    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
         Box::pin(async move {
             self.gauge.enter();
-            self.inputs.lock().unwrap().push(input_of(&request.user).to_owned());
+            self.inputs
+                .lock()
+                .unwrap()
+                .push(input_of(&request.user).to_owned());
             tokio::time::sleep(self.delay).await;
             self.gauge.leave();
             Ok(AiResponse::new(answer(&request.user), "answering-1"))
@@ -75,7 +81,9 @@ impl Provider for Answering {
 }
 
 fn names(n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("Product name number {i}, blue")).collect()
+    (0..n)
+        .map(|i| format!("Product name number {i}, blue"))
+        .collect()
 }
 
 #[tokio::test]
@@ -115,7 +123,10 @@ async fn thousand_elements_are_split_into_chunks_within_max_input_chars() {
     by_first_index.sort_unstable();
     let longest_element = inputs.iter().map(|s| s.len()).max().unwrap() + 30;
     for (_, chars) in &by_first_index[..by_first_index.len() - 1] {
-        assert!(*chars > 3_000 - longest_element, "a chunk of {chars} characters");
+        assert!(
+            *chars > 3_000 - longest_element,
+            "a chunk of {chars} characters"
+        );
     }
     let elements: usize = sent
         .iter()
@@ -165,7 +176,8 @@ struct LocalHttp {
 
 impl LocalHttp {
     async fn post(&self, body: &str) -> Result<String, ProviderError> {
-        let fail = |e: std::io::Error| ProviderError::new(ProviderErrorKind::Connect, e.to_string());
+        let fail =
+            |e: std::io::Error| ProviderError::new(ProviderErrorKind::Connect, e.to_string());
         let mut stream = TcpStream::connect(self.address).await.map_err(fail)?;
         let head = format!(
             "POST /v1/answer HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -182,7 +194,10 @@ impl LocalHttp {
             .split_once("\r\n\r\n")
             .ok_or_else(|| ProviderError::new(ProviderErrorKind::Decode, "no HTTP body"))?;
         if !status.starts_with("HTTP/1.1 200") {
-            return Err(ProviderError::new(ProviderErrorKind::Server, status.to_owned()));
+            return Err(ProviderError::new(
+                ProviderErrorKind::Server,
+                status.to_owned(),
+            ));
         }
         Ok(body.to_owned())
     }
@@ -192,7 +207,10 @@ impl Provider for LocalHttp {
     fn name(&self) -> &str {
         "local-http"
     }
-    fn complete<'a>(&'a self, request: &'a AiRequest) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+    fn complete<'a>(
+        &'a self,
+        request: &'a AiRequest,
+    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
         Box::pin(async move {
             self.gauge.enter();
             let body = json!({ "user": request.user }).to_string();
@@ -242,7 +260,10 @@ async fn http_server_with_fixed_delay_sees_the_limit_and_near_ideal_total_time()
     assert_eq!(gauge.peak(), LIMIT as usize, "peak concurrency");
     let ideal = DELAY * (CHUNKS / LIMIT);
     println!("16 chunks, limit 4, delay 200 ms: {elapsed:?} against an ideal of {ideal:?}");
-    assert!(elapsed >= ideal, "{elapsed:?} is faster than the ideal {ideal:?}");
+    assert!(
+        elapsed >= ideal,
+        "{elapsed:?} is faster than the ideal {ideal:?}"
+    );
     assert!(
         elapsed < ideal + ideal / 2,
         "{elapsed:?} is far from the ideal {ideal:?}"

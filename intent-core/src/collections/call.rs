@@ -121,10 +121,10 @@ impl<'a, O: Intent> CollectionCall<'a, usize, O> {
             .first()
             .and_then(|first| {
                 input::serialize(
-                    &[LabelElement {
+                    std::slice::from_ref(&LabelElement {
                         index: 0,
                         input: first,
-                    }],
+                    }),
                     usize::MAX,
                 )
                 .ok()

@@ -155,16 +155,16 @@ async fn run_chunk<O: Intent + Send>(
             '[',
             ']',
             format!(
-                "Exactly {} elements, one per input element, in the input's order, each with the index of its input element.",
-                positions.len()
+                "Exactly {}, one per input element, in the input's order, each with the index of its input element.",
+                count(positions.len(), "element", "elements")
             ),
         ),
         Mode::Keyed => (
             '{',
             '}',
             format!(
-                "Exactly {} members, one per input key, each named exactly as its input key.",
-                positions.len()
+                "Exactly {}, one per input key, each named exactly as its input key.",
+                count(positions.len(), "member", "members")
             ),
         ),
     };
@@ -313,4 +313,9 @@ fn keyed_info<O: Intent>(keys: &[&str]) -> TypeInfo {
         kind: StructKind::Named(fields),
     }));
     TypeInfo::from_graph(graph, root)
+}
+
+/// "1 element", "3 elements".
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
