@@ -139,14 +139,27 @@ async fn one_failing_chunk_is_retried_alone() {
         .chunk_size(2)
         .concurrency(1)
         .await;
+    let result_chunks = result.chunks().to_vec();
     assert_eq!(result.into_result().unwrap(), vec![1, 2, 3, 4, 5, 6]);
     let requests = model.requests();
     assert_eq!(requests.len(), 4);
+    assert_eq!(
+        result_chunks
+            .iter()
+            .map(|c| c.attempts.len())
+            .collect::<Vec<_>>(),
+        vec![1, 2, 1]
+    );
     // The retry is the second chunk's, with its own input and its findings, and nothing else.
     assert_eq!(input_section(&requests[1]), input_section(&requests[2]));
     assert!(input_section(&requests[2]).contains(r#"{"index":2,"input":"c"}"#));
     assert!(!input_section(&requests[2]).contains(r#""index":0"#));
-    assert!(requests[2].user.contains("The reply is not valid JSON"));
+    assert!(requests[2]
+        .user
+        .contains("## Problems with the previous attempt"));
+    let retried = &result_chunks[1];
+    assert_eq!(retried.attempts.len(), 2);
+    assert_eq!(retried.attempts[0].issues[0].kind, IssueKind::Parse);
     assert!(!requests[3].user.contains("## Previous attempt"));
 }
 
