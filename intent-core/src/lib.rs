@@ -46,6 +46,7 @@ mod result;
 mod send;
 
 pub mod cache;
+pub mod collections;
 pub mod input;
 pub mod prompt;
 pub mod provider;
@@ -55,6 +56,7 @@ pub mod shape;
 
 pub use call::AiCall;
 pub use client::{IntentClient, IntentClientBuilder};
+pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
 pub use intent::Intent;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
