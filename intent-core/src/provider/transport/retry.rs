@@ -21,7 +21,6 @@ use reqwest::header::HeaderMap;
 /// assert!(policy.backoff(10) <= Duration::from_secs(8));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct RetryPolicy {
     /// Retries after the first try (2 by default; 0 turns retries off).
     pub max_retries: u32,
