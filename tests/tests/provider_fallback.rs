@@ -76,7 +76,12 @@ async fn bodies(server: &MockServer) -> Vec<Value> {
 async fn a_failing_primary_falls_back_to_a_working_provider() {
     let primary = failing_openai().await;
     let fallback = working_anthropic("{\"value\": 12}").await;
-    let result = u32::ai(&client(&primary, &fallback), "a dozen eggs", "How many eggs?").await;
+    let result = u32::ai(
+        &client(&primary, &fallback),
+        "a dozen eggs",
+        "How many eggs?",
+    )
+    .await;
 
     assert_eq!(result.value(), Some(&12));
     assert_eq!(result.attempts().len(), 1);
@@ -90,8 +95,14 @@ async fn a_failing_primary_falls_back_to_a_working_provider() {
     assert_eq!(sent_primary.len(), 2, "the primary's transport retry");
     assert_eq!(sent_fallback.len(), 1);
     // The same request: the same system prompt, user message and schema.
-    assert_eq!(sent_primary[0]["messages"][0]["content"], sent_fallback[0]["system"]);
-    assert_eq!(sent_primary[0]["messages"][1]["content"], sent_fallback[0]["messages"][0]["content"]);
+    assert_eq!(
+        sent_primary[0]["messages"][0]["content"],
+        sent_fallback[0]["system"]
+    );
+    assert_eq!(
+        sent_primary[0]["messages"][1]["content"],
+        sent_fallback[0]["messages"][0]["content"]
+    );
     assert_eq!(
         sent_primary[0]["response_format"]["json_schema"]["schema"],
         sent_fallback[0]["output_config"]["format"]["schema"]
@@ -130,7 +141,9 @@ async fn naming_a_provider_turns_fallback_off() {
     assert_eq!(result.attempts()[0].provider, "openai");
     assert_eq!(result.issues()[0].kind, IssueKind::Provider);
     assert!(
-        result.issues()[0].message.starts_with("openai: HTTP 503 server_error: The engine is currently overloaded"),
+        result.issues()[0]
+            .message
+            .starts_with("openai: HTTP 503 server_error: The engine is currently overloaded"),
         "{}",
         result.issues()[0].message
     );

@@ -147,11 +147,15 @@ async fn max_tokens_field_is_configurable_for_servers_that_read_only_max_tokens(
 #[tokio::test]
 async fn judge_schema_name_is_sent_as_given() {
     let server = answering(reply(json!("{}"), "stop")).await;
-    let mut request = request().with_format(ResponseFormat::JsonSchema, Some(json!({"type": "object"})));
+    let mut request =
+        request().with_format(ResponseFormat::JsonSchema, Some(json!({"type": "object"})));
     request.schema_name = intent_core::JUDGE_SCHEMA_NAME.to_owned();
     provider(&server).complete(&request).await.unwrap();
     let body = body_of(&sent(&server).await[0]);
-    assert_eq!(body["response_format"]["json_schema"]["name"], "judge_verdict");
+    assert_eq!(
+        body["response_format"]["json_schema"]["name"],
+        "judge_verdict"
+    );
 }
 
 #[tokio::test]
@@ -168,7 +172,10 @@ async fn key_goes_in_a_custom_header_when_asked() {
         .with_key_header("api-key");
     let response = provider.complete(&request()).await.unwrap();
     assert_eq!(response.text, "ok");
-    assert!(sent(&server).await[0].headers.get("authorization").is_none());
+    assert!(sent(&server).await[0]
+        .headers
+        .get("authorization")
+        .is_none());
 }
 
 #[tokio::test]
@@ -179,7 +186,10 @@ async fn no_authorization_header_is_sent_without_a_key() {
         .complete(&request())
         .await
         .unwrap();
-    assert!(sent(&server).await[0].headers.get("authorization").is_none());
+    assert!(sent(&server).await[0]
+        .headers
+        .get("authorization")
+        .is_none());
 }
 
 #[tokio::test]
@@ -212,7 +222,10 @@ async fn refusal_is_mapped_with_its_message() {
     let response = provider(&server).complete(&request()).await.unwrap();
     assert_eq!(response.finish_reason, FinishReason::Refusal);
     assert_eq!(response.text, "");
-    assert_eq!(response.refusal.as_deref(), Some("I'm sorry, I can't help with that."));
+    assert_eq!(
+        response.refusal.as_deref(),
+        Some("I'm sorry, I can't help with that.")
+    );
 }
 
 #[tokio::test]
@@ -233,7 +246,8 @@ async fn invalid_schema_400_is_not_retried_and_carries_the_providers_message() {
         .expect(1)
         .mount(&server)
         .await;
-    let request = request().with_format(ResponseFormat::JsonSchema, Some(json!({"type": "object"})));
+    let request =
+        request().with_format(ResponseFormat::JsonSchema, Some(json!({"type": "object"})));
     let error = provider(&server).complete(&request).await.unwrap_err();
     assert_eq!(error.kind, ProviderErrorKind::InvalidRequest);
     assert_eq!(error.status, Some(400));
@@ -282,12 +296,16 @@ async fn a_typed_call_records_provider_model_and_usage() {
         body["response_format"]["json_schema"]["schema"],
         u32::strict_envelope_schema().unwrap()
     );
-    assert!(body["messages"][1]["content"].as_str().unwrap().contains("six times seven"));
+    assert!(body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("six times seven"));
 }
 
 #[test]
 fn debug_output_never_shows_the_key() {
-    let provider = OpenAiProvider::new(KEY).with_base_url("https://user:pass@example.com/v1?key=abc");
+    let provider =
+        OpenAiProvider::new(KEY).with_base_url("https://user:pass@example.com/v1?key=abc");
     let debug = format!("{provider:?}");
     assert!(!debug.contains(KEY), "{debug}");
     assert!(!debug.contains("pass"), "{debug}");
@@ -310,5 +328,8 @@ async fn errors_never_show_the_key_even_when_the_server_echoes_it() {
     assert_eq!(error.kind, ProviderErrorKind::Auth);
     let shown = format!("{error} {error:?}");
     assert!(!shown.contains(KEY), "{shown}");
-    assert!(shown.contains("Incorrect API key provided: [redacted]."), "{shown}");
+    assert!(
+        shown.contains("Incorrect API key provided: [redacted]."),
+        "{shown}"
+    );
 }

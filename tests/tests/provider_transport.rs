@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use intent_core::prelude::*;
-use intent_core::IssueKind;
 use intent_core::provider::{OpenAiProvider, Provider, ProviderErrorKind, RetryPolicy};
+use intent_core::IssueKind;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -81,10 +81,17 @@ async fn retries_on_429_then_succeeds_after_the_servers_retry_after() {
         ))])
     .await;
     let started = Instant::now();
-    let response = provider_at(&server.uri()).complete(&request()).await.unwrap();
+    let response = provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap();
     assert_eq!(response.text, "ok");
     assert_eq!(count(&server).await, 2);
-    assert!(started.elapsed() >= Duration::from_millis(300), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[tokio::test]
@@ -94,9 +101,15 @@ async fn retry_after_ms_is_honoured_before_retry_after() {
         .insert_header("retry-after", "60")])
     .await;
     let started = Instant::now();
-    provider_at(&server.uri()).complete(&request()).await.unwrap();
+    provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap();
     let elapsed = started.elapsed();
-    assert!(elapsed >= Duration::from_millis(150) && elapsed < Duration::from_secs(5), "{elapsed:?}");
+    assert!(
+        elapsed >= Duration::from_millis(150) && elapsed < Duration::from_secs(5),
+        "{elapsed:?}"
+    );
 }
 
 #[tokio::test]
@@ -110,18 +123,28 @@ async fn retries_500_and_503_then_succeeds() {
         ResponseTemplate::new(503).set_body_string("upstream connect error"),
     ])
     .await;
-    let response = provider_at(&server.uri()).complete(&request()).await.unwrap();
+    let response = provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap();
     assert_eq!(response.text, "ok");
     assert_eq!(count(&server).await, 3);
 }
 
 #[tokio::test]
 async fn retries_408_409_and_529() {
-    let server = failing_then_ok(vec![ResponseTemplate::new(408), ResponseTemplate::new(409)]).await;
-    provider_at(&server.uri()).complete(&request()).await.unwrap();
+    let server =
+        failing_then_ok(vec![ResponseTemplate::new(408), ResponseTemplate::new(409)]).await;
+    provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap();
     assert_eq!(count(&server).await, 3);
     let server = failing_then_ok(vec![ResponseTemplate::new(529)]).await;
-    provider_at(&server.uri()).complete(&request()).await.unwrap();
+    provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap();
     assert_eq!(count(&server).await, 2);
 }
 
@@ -136,7 +159,10 @@ async fn gives_up_after_max_retries_with_the_last_message() {
         )))
         .mount(&server)
         .await;
-    let error = provider_at(&server.uri()).complete(&request()).await.unwrap_err();
+    let error = provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap_err();
     assert_eq!(count(&server).await, 3);
     assert_eq!(error.kind, ProviderErrorKind::Server);
     assert_eq!(error.status, Some(503));
@@ -150,8 +176,16 @@ async fn gives_up_after_max_retries_with_the_last_message() {
 async fn client_errors_are_not_retried_and_keep_the_providers_message() {
     for (status, kind, message) in [
         (401, ProviderErrorKind::Auth, "Incorrect API key provided."),
-        (403, ProviderErrorKind::Auth, "Country, region, or territory not supported."),
-        (404, ProviderErrorKind::InvalidRequest, "The model `gpt-9` does not exist or you do not have access to it."),
+        (
+            403,
+            ProviderErrorKind::Auth,
+            "Country, region, or territory not supported.",
+        ),
+        (
+            404,
+            ProviderErrorKind::InvalidRequest,
+            "The model `gpt-9` does not exist or you do not have access to it.",
+        ),
     ] {
         let server = MockServer::start().await;
         Mock::given(method("POST"))
@@ -162,10 +196,16 @@ async fn client_errors_are_not_retried_and_keep_the_providers_message() {
             )))
             .mount(&server)
             .await;
-        let error = provider_at(&server.uri()).complete(&request()).await.unwrap_err();
+        let error = provider_at(&server.uri())
+            .complete(&request())
+            .await
+            .unwrap_err();
         assert_eq!(count(&server).await, 1, "{status}");
         assert_eq!(error.kind, kind, "{status}");
-        assert_eq!(error.message, format!("HTTP {status} invalid_request_error: {message}"));
+        assert_eq!(
+            error.message,
+            format!("HTTP {status} invalid_request_error: {message}")
+        );
     }
 }
 
@@ -180,7 +220,10 @@ async fn quota_exhausted_429_is_not_retried() {
         )))
         .mount(&server)
         .await;
-    let error = provider_at(&server.uri()).complete(&request()).await.unwrap_err();
+    let error = provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap_err();
     assert_eq!(count(&server).await, 1);
     assert_eq!(error.kind, ProviderErrorKind::QuotaExhausted);
     assert!(!error.kind.is_retryable());
@@ -188,33 +231,59 @@ async fn quota_exhausted_429_is_not_retried() {
 
 #[tokio::test]
 async fn x_should_retry_overrides_the_status() {
-    let server = failing_then_ok(vec![ResponseTemplate::new(500).insert_header("x-should-retry", "false")]).await;
-    let error = provider_at(&server.uri()).complete(&request()).await.unwrap_err();
+    let server = failing_then_ok(vec![
+        ResponseTemplate::new(500).insert_header("x-should-retry", "false")
+    ])
+    .await;
+    let error = provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap_err();
     assert_eq!(error.status, Some(500));
     assert_eq!(count(&server).await, 1);
 
-    let server = failing_then_ok(vec![ResponseTemplate::new(400).insert_header("x-should-retry", "true")]).await;
-    provider_at(&server.uri()).complete(&request()).await.unwrap();
+    let server = failing_then_ok(vec![
+        ResponseTemplate::new(400).insert_header("x-should-retry", "true")
+    ])
+    .await;
+    provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap();
     assert_eq!(count(&server).await, 2);
 }
 
 #[tokio::test]
 async fn a_server_delay_over_the_cap_is_not_waited_for() {
-    let server = failing_then_ok(vec![ResponseTemplate::new(429).insert_header("retry-after", "300")]).await;
+    let server = failing_then_ok(vec![
+        ResponseTemplate::new(429).insert_header("retry-after", "300")
+    ])
+    .await;
     let started = Instant::now();
-    let error = provider_at(&server.uri()).complete(&request()).await.unwrap_err();
+    let error = provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(count(&server).await, 1);
     assert_eq!(error.kind, ProviderErrorKind::RateLimited);
     assert_eq!(error.retry_after, Some(Duration::from_secs(300)));
-    assert!(error.message.contains("more than max_retry_after (2.0 s)"), "{}", error.message);
+    assert!(
+        error.message.contains("more than max_retry_after (2.0 s)"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]
 async fn a_slow_server_past_the_timeout_is_a_timeout_after_retries() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(ok_reply()).set_delay(Duration::from_secs(3)))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(ok_reply())
+                .set_delay(Duration::from_secs(3)),
+        )
         .mount(&server)
         .await;
     let started = Instant::now();
@@ -224,10 +293,18 @@ async fn a_slow_server_past_the_timeout_is_a_timeout_after_retries() {
         .complete(&request())
         .await
         .unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(error.kind, ProviderErrorKind::Timeout);
     assert_eq!(count(&server).await, 2);
-    assert!(error.message.contains("within the timeout (0.1 s"), "{}", error.message);
+    assert!(
+        error.message.contains("within the timeout (0.1 s"),
+        "{}",
+        error.message
+    );
 }
 
 /// A raw HTTP server that answers each connection with `replies[i]` (the last one repeats) and
@@ -239,7 +316,9 @@ async fn raw_server(replies: Vec<&'static str>) -> (String, Arc<AtomicUsize>) {
     let seen = connections.clone();
     tokio::spawn(async move {
         loop {
-            let Ok((mut stream, _)) = listener.accept().await else { return };
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
             let index = seen.fetch_add(1, Ordering::SeqCst);
             let reply = replies[index.min(replies.len() - 1)];
             tokio::spawn(async move {
@@ -247,7 +326,9 @@ async fn raw_server(replies: Vec<&'static str>) -> (String, Arc<AtomicUsize>) {
                 let mut read = 0;
                 // Read the head and the body (its length is in content-length).
                 loop {
-                    let Ok(n) = stream.read(&mut buffer[read..]).await else { return };
+                    let Ok(n) = stream.read(&mut buffer[read..]).await else {
+                        return;
+                    };
                     if n == 0 {
                         return;
                     }
@@ -256,7 +337,11 @@ async fn raw_server(replies: Vec<&'static str>) -> (String, Arc<AtomicUsize>) {
                     if let Some(head_end) = text.find("\r\n\r\n") {
                         let length = text[..head_end]
                             .lines()
-                            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap_or(0)))
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length:")
+                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                            })
                             .unwrap_or(0);
                         if read >= head_end + 4 + length {
                             break;
@@ -289,8 +374,16 @@ async fn a_connection_always_dropped_mid_body_ends_in_a_connection_error() {
     let error = provider_at(&base).complete(&request()).await.unwrap_err();
     assert_eq!(connections.load(Ordering::SeqCst), 3);
     assert_eq!(error.kind, ProviderErrorKind::Connect);
-    assert!(error.message.contains("while reading the reply from"), "{}", error.message);
-    assert!(error.message.contains("gave up after 3 tries"), "{}", error.message);
+    assert!(
+        error.message.contains("while reading the reply from"),
+        "{}",
+        error.message
+    );
+    assert!(
+        error.message.contains("gave up after 3 tries"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]
@@ -303,20 +396,36 @@ async fn a_refused_connection_is_a_connection_error() {
         .await
         .unwrap_err();
     assert_eq!(error.kind, ProviderErrorKind::Connect);
-    assert!(error.message.starts_with("could not connect to http://127.0.0.1:"), "{}", error.message);
+    assert!(
+        error
+            .message
+            .starts_with("could not connect to http://127.0.0.1:"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]
 async fn a_body_that_is_not_json_is_a_decode_error_not_retried() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_string("<html><body>Gateway says hello</body></html>"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_string("<html><body>Gateway says hello</body></html>"),
+        )
         .mount(&server)
         .await;
-    let error = provider_at(&server.uri()).complete(&request()).await.unwrap_err();
+    let error = provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap_err();
     assert_eq!(count(&server).await, 1);
     assert_eq!(error.kind, ProviderErrorKind::Decode);
-    assert!(error.message.contains("<html><body>Gateway says hello"), "{}", error.message);
+    assert!(
+        error.message.contains("<html><body>Gateway says hello"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]
@@ -331,8 +440,16 @@ async fn an_error_body_that_is_not_json_is_clipped() {
         .complete(&request())
         .await
         .unwrap_err();
-    assert!(error.message.starts_with("HTTP 502: xxx"), "{}", error.message);
-    assert!(error.message.ends_with("(cut at 500 characters)"), "{}", error.message);
+    assert!(
+        error.message.starts_with("HTTP 502: xxx"),
+        "{}",
+        error.message
+    );
+    assert!(
+        error.message.ends_with("(cut at 500 characters)"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]
@@ -344,7 +461,10 @@ async fn vllm_top_level_error_messages_are_read() {
         })))
         .mount(&server)
         .await;
-    let error = provider_at(&server.uri()).complete(&request()).await.unwrap_err();
+    let error = provider_at(&server.uri())
+        .complete(&request())
+        .await
+        .unwrap_err();
     assert_eq!(error.message, "HTTP 404: The model `m` does not exist.");
 }
 
@@ -363,12 +483,17 @@ async fn a_reply_over_max_response_bytes_is_refused() {
         .await
         .unwrap_err();
     assert_eq!(error.kind, ProviderErrorKind::Decode);
-    assert!(error.message.contains("max_response_bytes (4096 bytes)"), "{}", error.message);
+    assert!(
+        error.message.contains("max_response_bytes (4096 bytes)"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]
 async fn transport_retries_are_not_verification_attempts() {
-    let server = failing_then_ok(vec![ResponseTemplate::new(500), ResponseTemplate::new(429)]).await;
+    let server =
+        failing_then_ok(vec![ResponseTemplate::new(500), ResponseTemplate::new(429)]).await;
     let client = IntentClient::new(provider_at(&server.uri()));
     let result = String::ai(&client, "hello", "Echo the input.").await;
     assert_eq!(result.value().map(String::as_str), Some("ok"));

@@ -195,7 +195,10 @@ impl AnthropicProvider {
 
     fn headers(&self) -> Result<HeaderMap, ProviderError> {
         let mut headers = HeaderMap::new();
-        headers.insert("anthropic-version", HeaderValue::from_static(ANTHROPIC_VERSION));
+        headers.insert(
+            "anthropic-version",
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
         if let Some(key) = self.key.expose() {
             let mut value = HeaderValue::from_str(key).map_err(|_| {
                 ProviderError::new(
@@ -250,8 +253,9 @@ impl AnthropicProvider {
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
-        check_base_url(&self.base_url)
-            .map_err(|e| ProviderError::new(ProviderErrorKind::Config, e).with_provider(&self.name))?;
+        check_base_url(&self.base_url).map_err(|e| {
+            ProviderError::new(ProviderErrorKind::Config, e).with_provider(&self.name)
+        })?;
         let endpoint = self.endpoint();
         let model = request.model.as_deref().unwrap_or(&self.model);
         let body = self.body(request, model)?;
@@ -348,7 +352,10 @@ fn parse_reply(body: &[u8], sent_model: &str) -> Result<AiResponse, ProviderErro
     let reply: MessagesReply = serde_json::from_slice(body).map_err(|e| {
         ProviderError::new(
             ProviderErrorKind::Decode,
-            format!("the reply is not a Messages API JSON object ({e}): {}", clip_body(body)),
+            format!(
+                "the reply is not a Messages API JSON object ({e}): {}",
+                clip_body(body)
+            ),
         )
     })?;
     let Some(blocks) = reply.content else {

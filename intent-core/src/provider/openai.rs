@@ -128,7 +128,8 @@ impl OpenAiProvider {
         }
         let mut provider = OpenAiProvider::new(key.unwrap_or_default());
         if let Some(base_url) = base_url {
-            check_base_url(&base_url).map_err(|e| IntentError::Config(format!("OPENAI_BASE_URL: {e}")))?;
+            check_base_url(&base_url)
+                .map_err(|e| IntentError::Config(format!("OPENAI_BASE_URL: {e}")))?;
             provider.base_url = base_url;
         }
         if let Some(model) = env_var("OPENAI_MODEL") {
@@ -294,15 +295,19 @@ impl OpenAiProvider {
             response_format,
         };
         serde_json::to_vec(&body).map_err(|e| {
-            ProviderError::new(ProviderErrorKind::Config, format!("the request could not be serialized: {e}"))
-                .with_provider(&self.name)
+            ProviderError::new(
+                ProviderErrorKind::Config,
+                format!("the request could not be serialized: {e}"),
+            )
+            .with_provider(&self.name)
         })
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
         let endpoint = self.endpoint();
-        check_base_url(&self.base_url)
-            .map_err(|e| ProviderError::new(ProviderErrorKind::Config, e).with_provider(&self.name))?;
+        check_base_url(&self.base_url).map_err(|e| {
+            ProviderError::new(ProviderErrorKind::Config, e).with_provider(&self.name)
+        })?;
         let model = request.model.as_deref().unwrap_or(&self.model);
         let body = self.body(request, model)?;
         let reply = self

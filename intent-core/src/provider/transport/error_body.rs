@@ -83,7 +83,10 @@ mod tests {
     fn reads_openai_errors() {
         let body = br#"{"error":{"message":"Invalid schema for response_format 'intent_output'.","type":"invalid_request_error","param":"response_format","code":null}}"#;
         let parsed = parse(body);
-        assert_eq!(parsed.message, "Invalid schema for response_format 'intent_output'.");
+        assert_eq!(
+            parsed.message,
+            "Invalid schema for response_format 'intent_output'."
+        );
         assert_eq!(parsed.kind.as_deref(), Some("invalid_request_error"));
         assert!(!parsed.quota_exhausted);
     }

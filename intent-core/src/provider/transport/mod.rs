@@ -97,9 +97,12 @@ impl Transport {
         let fail = |kind, message: String| {
             ProviderError::new(kind, post.key.redact(message)).with_provider(post.provider)
         };
-        let client = self
-            .client()
-            .map_err(|e| fail(ProviderErrorKind::Config, format!("the HTTP client could not be built: {e}")))?;
+        let client = self.client().map_err(|e| {
+            fail(
+                ProviderErrorKind::Config,
+                format!("the HTTP client could not be built: {e}"),
+            )
+        })?;
         post.headers
             .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let template = client
@@ -111,7 +114,10 @@ impl Transport {
         let mut retry = 0u32;
         loop {
             let Some(request) = template.try_clone() else {
-                return Err(fail(ProviderErrorKind::Config, "the request could not be copied for sending".into()));
+                return Err(fail(
+                    ProviderErrorKind::Config,
+                    "the request could not be copied for sending".into(),
+                ));
             };
             let outcome = self.exchange(request, &post).await;
             let fault = match outcome {
@@ -132,7 +138,10 @@ impl Transport {
             }
             if retry >= max_retries {
                 if max_retries > 0 {
-                    let _ = write!(error.message, " (gave up after {tries} tries; max_retries = {max_retries})");
+                    let _ = write!(
+                        error.message,
+                        " (gave up after {tries} tries; max_retries = {max_retries})"
+                    );
                 }
                 return Err(error);
             }
@@ -183,7 +192,11 @@ impl Transport {
         Err(status_fault(status, &headers, &body, post))
     }
 
-    async fn read_body(&self, mut response: reqwest::Response, post: &Post<'_>) -> Result<Vec<u8>, Fault> {
+    async fn read_body(
+        &self,
+        mut response: reqwest::Response,
+        post: &Post<'_>,
+    ) -> Result<Vec<u8>, Fault> {
         let limit = self.max_response_bytes;
         let mut body = Vec::with_capacity(
             response
@@ -236,7 +249,10 @@ impl Transport {
         } else {
             (
                 ProviderErrorKind::Connect,
-                format!("the connection failed while {doing} {url}: {}", error_chain(&error)),
+                format!(
+                    "the connection failed while {doing} {url}: {}",
+                    error_chain(&error)
+                ),
             )
         };
         Fault {
@@ -324,5 +340,9 @@ pub(crate) fn clip_body(body: &[u8]) -> String {
 
 /// `base` joined with `path`, with exactly one slash between them.
 pub(crate) fn join_url(base: &str, path: &str) -> String {
-    format!("{}/{}", base.trim_end_matches('/'), path.trim_start_matches('/'))
+    format!(
+        "{}/{}",
+        base.trim_end_matches('/'),
+        path.trim_start_matches('/')
+    )
 }

@@ -78,7 +78,9 @@ impl RetryPolicy {
 /// The delay a reply's headers ask for: `retry-after-ms`, then `retry-after` (seconds or an HTTP
 /// date). `None` when neither is present or readable.
 pub(crate) fn server_delay(headers: &HeaderMap) -> Option<Duration> {
-    if let Some(ms) = header_str(headers, "retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
+    if let Some(ms) =
+        header_str(headers, "retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
+    {
         return seconds(ms / 1000.0);
     }
     let value = header_str(headers, "retry-after")?.trim();
@@ -86,7 +88,10 @@ pub(crate) fn server_delay(headers: &HeaderMap) -> Option<Duration> {
         return seconds(secs);
     }
     let at = httpdate::parse_http_date(value).ok()?;
-    Some(at.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO))
+    Some(
+        at.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 /// The server's `x-should-retry` verdict, when it gave one.
@@ -140,7 +145,10 @@ mod tests {
         let at = SystemTime::now() + Duration::from_secs(30);
         let h = headers(&[("retry-after", &httpdate::fmt_http_date(at))]);
         let delay = server_delay(&h).unwrap();
-        assert!(delay > Duration::from_secs(27) && delay <= Duration::from_secs(30), "{delay:?}");
+        assert!(
+            delay > Duration::from_secs(27) && delay <= Duration::from_secs(30),
+            "{delay:?}"
+        );
     }
 
     #[test]
@@ -158,14 +166,26 @@ mod tests {
             let delay = policy.backoff(retry);
             let base = (500u64 << retry.min(10)).min(8000);
             assert!(delay <= Duration::from_millis(base), "{retry}: {delay:?}");
-            assert!(delay >= Duration::from_millis(base * 3 / 4), "{retry}: {delay:?}");
+            assert!(
+                delay >= Duration::from_millis(base * 3 / 4),
+                "{retry}: {delay:?}"
+            );
         }
     }
 
     #[test]
     fn should_retry_header_is_read() {
-        assert_eq!(should_retry_header(&headers(&[("x-should-retry", "false")])), Some(false));
-        assert_eq!(should_retry_header(&headers(&[("x-should-retry", "TRUE")])), Some(true));
-        assert_eq!(should_retry_header(&headers(&[("x-should-retry", "maybe")])), None);
+        assert_eq!(
+            should_retry_header(&headers(&[("x-should-retry", "false")])),
+            Some(false)
+        );
+        assert_eq!(
+            should_retry_header(&headers(&[("x-should-retry", "TRUE")])),
+            Some(true)
+        );
+        assert_eq!(
+            should_retry_header(&headers(&[("x-should-retry", "maybe")])),
+            None
+        );
     }
 }

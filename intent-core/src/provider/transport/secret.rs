@@ -50,6 +50,9 @@ mod tests {
         let key = ApiKey::new("sk-secret-123");
         assert_eq!(format!("{key:?}"), "[redacted]");
         assert_eq!(format!("{:?}", ApiKey::new("  ")), "None");
-        assert_eq!(key.redact("bad key sk-secret-123!".into()), "bad key [redacted]!");
+        assert_eq!(
+            key.redact("bad key sk-secret-123!".into()),
+            "bad key [redacted]!"
+        );
     }
 }
