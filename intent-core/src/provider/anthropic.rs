@@ -14,6 +14,10 @@ use crate::request::{AiRequest, ResponseFormat};
 use crate::result::Usage;
 
 /// The `anthropic-version` header sent with every request.
+///
+/// ```
+/// assert_eq!(intent_core::provider::ANTHROPIC_VERSION, "2023-06-01");
+/// ```
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// A provider that speaks Anthropic's Messages API: `POST {base}/v1/messages`.
@@ -169,26 +173,48 @@ impl AnthropicProvider {
     }
 
     /// The base URL.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::AnthropicProvider::new("k");
+    /// assert_eq!(provider.base_url(), intent_core::provider::AnthropicProvider::DEFAULT_BASE_URL);
+    /// ```
     pub fn base_url(&self) -> &str {
         &self.base_url
     }
 
     /// The endpoint requests go to: `{base}/v1/messages`.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::AnthropicProvider::new("k");
+    /// assert_eq!(provider.endpoint(), "https://api.anthropic.com/v1/messages");
+    /// ```
     pub fn endpoint(&self) -> String {
         join_url(&self.base_url, "v1/messages")
     }
 
     /// The model asked when a request names none.
+    ///
+    /// ```
+    /// assert_eq!(intent_core::provider::AnthropicProvider::new("k").model(), "claude-sonnet-4-5");
+    /// ```
     pub fn model(&self) -> &str {
         &self.model
     }
 
     /// The `max_tokens` sent when the request sets none.
+    ///
+    /// ```
+    /// assert_eq!(intent_core::provider::AnthropicProvider::new("k").default_max_tokens(), 4096);
+    /// ```
     pub fn default_max_tokens(&self) -> u32 {
         self.default_max_tokens
     }
 
     /// Whether the request's temperature is sent.
+    ///
+    /// ```
+    /// assert!(!intent_core::provider::AnthropicProvider::new("k").sends_temperature());
+    /// ```
     pub fn sends_temperature(&self) -> bool {
         self.send_temperature
     }

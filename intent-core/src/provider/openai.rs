@@ -198,21 +198,40 @@ impl OpenAiProvider {
     }
 
     /// The base URL.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::OpenAiProvider::new("k");
+    /// assert_eq!(provider.base_url(), intent_core::provider::OpenAiProvider::DEFAULT_BASE_URL);
+    /// ```
     pub fn base_url(&self) -> &str {
         &self.base_url
     }
 
     /// The endpoint requests go to: `{base}/chat/completions`.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::OpenAiProvider::new("k");
+    /// assert_eq!(provider.endpoint(), "https://api.openai.com/v1/chat/completions");
+    /// ```
     pub fn endpoint(&self) -> String {
         join_url(&self.base_url, "chat/completions")
     }
 
     /// The model asked when a request names none.
+    ///
+    /// ```
+    /// assert_eq!(intent_core::provider::OpenAiProvider::new("k").model(), "gpt-4o-mini");
+    /// ```
     pub fn model(&self) -> &str {
         &self.model
     }
 
     /// The field that carries the longest reply.
+    ///
+    /// ```
+    /// use intent_core::provider::{MaxTokensField, OpenAiProvider};
+    /// assert_eq!(OpenAiProvider::new("k").max_tokens_field(), MaxTokensField::MaxCompletionTokens);
+    /// ```
     pub fn max_tokens_field(&self) -> MaxTokensField {
         self.max_tokens_field
     }
