@@ -7,7 +7,6 @@ mod anthropic;
 mod error;
 mod openai;
 mod scripted;
-mod settings;
 mod transport;
 
 pub use anthropic::{AnthropicProvider, ANTHROPIC_VERSION};

@@ -7,8 +7,9 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::settings::{check_base_url, env_var, transport_settings};
-use super::transport::{display_url, join_url, ApiKey, Post, Transport};
+use super::transport::{
+    check_base_url, display_url, env_var, join_url, transport_settings, ApiKey, Post, Transport,
+};
 use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
 use crate::request::{AiRequest, ResponseFormat};

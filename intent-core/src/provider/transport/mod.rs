@@ -4,9 +4,11 @@
 mod error_body;
 mod retry;
 mod secret;
+mod settings;
 
 pub use retry::RetryPolicy;
 pub(crate) use secret::ApiKey;
+pub(crate) use settings::{check_base_url, env_var, transport_settings};
 
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
