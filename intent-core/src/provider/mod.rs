@@ -12,7 +12,7 @@ mod transport;
 pub use anthropic::{AnthropicProvider, ANTHROPIC_VERSION};
 pub use error::{ProviderError, ProviderErrorKind};
 pub use openai::{MaxTokensField, OpenAiProvider};
-pub use scripted::ScriptedProvider;
+pub use scripted::{ScriptedProvider, ScriptedReply};
 pub use transport::RetryPolicy;
 
 use std::future::Future;
