@@ -60,7 +60,7 @@ pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
 pub use intent::Intent;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
-pub use provider::{Provider, ScriptedProvider};
+pub use provider::{AnthropicProvider, OpenAiProvider, Provider, ScriptedProvider};
 pub use request::{AiRequest, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME};
 pub use result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
 
@@ -69,7 +69,7 @@ pub use intent_derive::Intent;
 
 /// The names most programs need: `use intent_core::prelude::*;`.
 pub mod prelude {
-    pub use crate::provider::ScriptedProvider;
+    pub use crate::provider::{AnthropicProvider, OpenAiProvider, ScriptedProvider};
     pub use crate::{
         AiRequest, AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient,
         IntentClientOptions, IntentExample, ResponseFormat, ResultIssue,

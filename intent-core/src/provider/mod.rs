@@ -3,11 +3,17 @@
 //! [`OpenAiProvider`] speaks Chat Completions (OpenAI and compatible servers), [`AnthropicProvider`]
 //! the Messages API, and [`ScriptedProvider`] answers from a script, offline.
 
+mod anthropic;
 mod error;
+mod openai;
 mod scripted;
+mod transport;
 
+pub use anthropic::{AnthropicProvider, ANTHROPIC_VERSION};
 pub use error::{ProviderError, ProviderErrorKind};
+pub use openai::{MaxTokensField, OpenAiProvider};
 pub use scripted::{ScriptedProvider, ScriptedReply};
+pub use transport::RetryPolicy;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -1,0 +1,436 @@
+//! [`AnthropicProvider`]: the Messages API.
+
+use std::fmt;
+
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::transport::{
+    check_base_url, clip_body, display_url, env_var, join_url, transport_settings, ApiKey, Post,
+    Transport,
+};
+use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
+use crate::error::IntentError;
+use crate::request::{AiRequest, ResponseFormat};
+use crate::result::Usage;
+
+/// The `anthropic-version` header sent with every request.
+///
+/// ```
+/// assert_eq!(intent_core::provider::ANTHROPIC_VERSION, "2023-06-01");
+/// ```
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// A provider that speaks Anthropic's Messages API: `POST {base}/v1/messages`.
+///
+/// The system prompt goes in `system`, `max_tokens` is always sent (the provider's default when
+/// the request sets none), strict schemas go in `output_config.format` (`json_schema`), and text and
+/// JSON-object requests send no format (the prompt carries the contract). The temperature is sent
+/// only when [`with_send_temperature`](Self::with_send_temperature) is on. Transport faults, 529
+/// included, are retried under the [`RetryPolicy`](super::RetryPolicy). The key never shows in
+/// `Debug`, logs or errors.
+///
+/// ```
+/// use intent_core::provider::{AnthropicProvider, Provider};
+///
+/// let provider = AnthropicProvider::new("sk-ant-example").with_model("claude-haiku-4-5");
+/// assert_eq!(provider.endpoint(), "https://api.anthropic.com/v1/messages");
+/// assert_eq!(provider.default_model(), Some("claude-haiku-4-5"));
+/// assert!(!format!("{provider:?}").contains("sk-ant-example"));
+/// ```
+#[derive(Clone)]
+pub struct AnthropicProvider {
+    name: String,
+    base_url: String,
+    model: String,
+    key: ApiKey,
+    default_max_tokens: u32,
+    send_temperature: bool,
+    transport: Transport,
+}
+
+impl fmt::Debug for AnthropicProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AnthropicProvider")
+            .field("name", &self.name)
+            .field("base_url", &display_url(&self.base_url))
+            .field("model", &self.model)
+            .field("api_key", &self.key)
+            .field("default_max_tokens", &self.default_max_tokens)
+            .field("send_temperature", &self.send_temperature)
+            .field("transport", &self.transport)
+            .finish()
+    }
+}
+
+transport_settings!(AnthropicProvider);
+
+impl AnthropicProvider {
+    /// The default base URL.
+    pub const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com";
+    /// The model asked when neither the request nor the provider names one.
+    pub const DEFAULT_MODEL: &'static str = "claude-sonnet-4-5";
+    /// The provider's default name.
+    pub const DEFAULT_NAME: &'static str = "anthropic";
+    /// The `max_tokens` sent when the request sets no `max_output_tokens`.
+    pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+    /// A provider for Anthropic with this key.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::AnthropicProvider::new("sk-ant-example");
+    /// assert_eq!(provider.base_url(), "https://api.anthropic.com");
+    /// ```
+    pub fn new(api_key: impl Into<String>) -> Self {
+        AnthropicProvider {
+            name: Self::DEFAULT_NAME.to_owned(),
+            base_url: Self::DEFAULT_BASE_URL.to_owned(),
+            model: Self::DEFAULT_MODEL.to_owned(),
+            key: ApiKey::new(api_key),
+            default_max_tokens: Self::DEFAULT_MAX_TOKENS,
+            send_temperature: false,
+            transport: Transport::default(),
+        }
+    }
+
+    /// A provider configured from the environment: `ANTHROPIC_API_KEY` (required),
+    /// `ANTHROPIC_BASE_URL` and `ANTHROPIC_MODEL`.
+    ///
+    /// ```no_run
+    /// use intent_core::provider::AnthropicProvider;
+    ///
+    /// let provider = AnthropicProvider::from_env()?;
+    /// # Ok::<(), intent_core::IntentError>(())
+    /// ```
+    pub fn from_env() -> Result<Self, IntentError> {
+        let key = env_var("ANTHROPIC_API_KEY")
+            .ok_or_else(|| IntentError::Config("ANTHROPIC_API_KEY is not set".into()))?;
+        let mut provider = AnthropicProvider::new(key);
+        if let Some(base_url) = env_var("ANTHROPIC_BASE_URL") {
+            check_base_url(&base_url)
+                .map_err(|e| IntentError::Config(format!("ANTHROPIC_BASE_URL: {e}")))?;
+            provider.base_url = base_url;
+        }
+        if let Some(model) = env_var("ANTHROPIC_MODEL") {
+            provider.model = model;
+        }
+        Ok(provider)
+    }
+
+    /// The base URL; requests go to `{base}/v1/messages`.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::AnthropicProvider::new("k").with_base_url("http://127.0.0.1:9000/");
+    /// assert_eq!(provider.endpoint(), "http://127.0.0.1:9000/v1/messages");
+    /// ```
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = base_url.into();
+        self
+    }
+
+    /// The model asked when a request names none.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::AnthropicProvider::new("k").with_model("claude-opus-4-1");
+    /// assert_eq!(provider.model(), "claude-opus-4-1");
+    /// ```
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = model.into();
+        self
+    }
+
+    /// The provider's name, as `AiRequestOptions::provider` names it (`anthropic` by default).
+    ///
+    /// ```
+    /// use intent_core::provider::{AnthropicProvider, Provider};
+    /// assert_eq!(AnthropicProvider::new("k").with_name("claude").name(), "claude");
+    /// ```
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The `max_tokens` sent when the request sets no `max_output_tokens` (4096 by default; the
+    /// Messages API requires one).
+    ///
+    /// ```
+    /// let provider = intent_core::provider::AnthropicProvider::new("k").with_default_max_tokens(8192);
+    /// assert_eq!(provider.default_max_tokens(), 8192);
+    /// ```
+    pub fn with_default_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.default_max_tokens = max_tokens.max(1);
+        self
+    }
+
+    /// Sends the request's temperature (off by default: some models refuse one).
+    ///
+    /// ```
+    /// let provider = intent_core::provider::AnthropicProvider::new("k").with_send_temperature(true);
+    /// assert!(provider.sends_temperature());
+    /// ```
+    pub fn with_send_temperature(mut self, on: bool) -> Self {
+        self.send_temperature = on;
+        self
+    }
+
+    /// The base URL.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::AnthropicProvider::new("k");
+    /// assert_eq!(provider.base_url(), intent_core::provider::AnthropicProvider::DEFAULT_BASE_URL);
+    /// ```
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The endpoint requests go to: `{base}/v1/messages`.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::AnthropicProvider::new("k");
+    /// assert_eq!(provider.endpoint(), "https://api.anthropic.com/v1/messages");
+    /// ```
+    pub fn endpoint(&self) -> String {
+        join_url(&self.base_url, "v1/messages")
+    }
+
+    /// The model asked when a request names none.
+    ///
+    /// ```
+    /// assert_eq!(intent_core::provider::AnthropicProvider::new("k").model(), "claude-sonnet-4-5");
+    /// ```
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The `max_tokens` sent when the request sets none.
+    ///
+    /// ```
+    /// assert_eq!(intent_core::provider::AnthropicProvider::new("k").default_max_tokens(), 4096);
+    /// ```
+    pub fn default_max_tokens(&self) -> u32 {
+        self.default_max_tokens
+    }
+
+    /// Whether the request's temperature is sent.
+    ///
+    /// ```
+    /// assert!(!intent_core::provider::AnthropicProvider::new("k").sends_temperature());
+    /// ```
+    pub fn sends_temperature(&self) -> bool {
+        self.send_temperature
+    }
+
+    fn headers(&self) -> Result<HeaderMap, ProviderError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "anthropic-version",
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
+        if let Some(key) = self.key.expose() {
+            let mut value = HeaderValue::from_str(key).map_err(|_| {
+                ProviderError::new(
+                    ProviderErrorKind::Config,
+                    "the API key contains characters not allowed in an HTTP header",
+                )
+                .with_provider(&self.name)
+            })?;
+            value.set_sensitive(true);
+            headers.insert("x-api-key", value);
+        }
+        Ok(headers)
+    }
+
+    fn body(&self, request: &AiRequest, model: &str) -> Result<Vec<u8>, ProviderError> {
+        let output_config = match request.format {
+            ResponseFormat::Text | ResponseFormat::JsonObject => None,
+            ResponseFormat::JsonSchema => {
+                let schema = request.schema.as_ref().ok_or_else(|| {
+                    ProviderError::new(
+                        ProviderErrorKind::Config,
+                        "the request asks for ResponseFormat::JsonSchema but carries no schema",
+                    )
+                    .with_provider(&self.name)
+                })?;
+                Some(OutputConfig {
+                    format: OutputFormat {
+                        kind: "json_schema",
+                        schema,
+                    },
+                })
+            }
+        };
+        let body = MessagesBody {
+            model,
+            max_tokens: request.max_output_tokens.unwrap_or(self.default_max_tokens),
+            system: (!request.system.is_empty()).then_some(request.system.as_str()),
+            messages: [Message {
+                role: "user",
+                content: &request.user,
+            }],
+            temperature: request.temperature.filter(|_| self.send_temperature),
+            output_config,
+        };
+        serde_json::to_vec(&body).map_err(|e| {
+            ProviderError::new(
+                ProviderErrorKind::Config,
+                format!("the request could not be serialized: {e}"),
+            )
+            .with_provider(&self.name)
+        })
+    }
+
+    async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
+        check_base_url(&self.base_url).map_err(|e| {
+            ProviderError::new(ProviderErrorKind::Config, e).with_provider(&self.name)
+        })?;
+        let endpoint = self.endpoint();
+        let model = request.model.as_deref().unwrap_or(&self.model);
+        let body = self.body(request, model)?;
+        let reply = self
+            .transport
+            .post(Post {
+                provider: &self.name,
+                url: &endpoint,
+                headers: self.headers()?,
+                body,
+                key: &self.key,
+            })
+            .await?;
+        parse_reply(&reply, model).map_err(|e| e.with_provider(&self.name))
+    }
+}
+
+impl Provider for AnthropicProvider {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn default_model(&self) -> Option<&str> {
+        Some(&self.model)
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a AiRequest,
+    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+        Box::pin(self.send(request))
+    }
+}
+
+#[derive(Serialize)]
+struct MessagesBody<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<&'a str>,
+    messages: [Message<'a>; 1],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<OutputConfig<'a>>,
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct OutputConfig<'a> {
+    format: OutputFormat<'a>,
+}
+
+#[derive(Serialize)]
+struct OutputFormat<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    schema: &'a Value,
+}
+
+#[derive(Deserialize)]
+struct MessagesReply {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    content: Option<Vec<Value>>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+    #[serde(default)]
+    usage: Option<MessagesUsage>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct MessagesUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+/// Reads a Messages API reply.
+fn parse_reply(body: &[u8], sent_model: &str) -> Result<AiResponse, ProviderError> {
+    let reply: MessagesReply = serde_json::from_slice(body).map_err(|e| {
+        ProviderError::new(
+            ProviderErrorKind::Decode,
+            format!(
+                "the reply is not a Messages API JSON object ({e}): {}",
+                clip_body(body)
+            ),
+        )
+    })?;
+    let Some(blocks) = reply.content else {
+        let message = match reply.error {
+            Some(error) => format!(
+                "the reply carries an error instead of content: {}",
+                error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| error.to_string(), str::to_owned)
+            ),
+            None => "the reply has no content".to_owned(),
+        };
+        return Err(ProviderError::new(ProviderErrorKind::Decode, message));
+    };
+    let text: String = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    let finish_reason = match reply.stop_reason.as_deref() {
+        None | Some("end_turn" | "stop_sequence") => FinishReason::Stop,
+        Some("max_tokens" | "model_context_window_exceeded") => FinishReason::Length,
+        Some("refusal") => FinishReason::Refusal,
+        Some(other) => FinishReason::Other(other.to_owned()),
+    };
+    let refusal = (finish_reason == FinishReason::Refusal).then(|| text.trim().to_owned());
+    let usage = reply.usage.unwrap_or_default();
+    let cache_read = usage.cache_read_input_tokens.unwrap_or(0);
+    let mut response = AiResponse::new(
+        text,
+        reply
+            .model
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| sent_model.to_owned()),
+    );
+    response.finish_reason = finish_reason;
+    response.refusal = refusal;
+    response.usage = Usage {
+        input_tokens: usage
+            .input_tokens
+            .unwrap_or(0)
+            .saturating_add(usage.cache_creation_input_tokens.unwrap_or(0))
+            .saturating_add(cache_read),
+        output_tokens: usage.output_tokens.unwrap_or(0),
+        cached_tokens: cache_read,
+        calls: 1,
+    };
+    Ok(response)
+}

@@ -1,0 +1,514 @@
+//! [`OpenAiProvider`]: Chat Completions, for OpenAI and compatible servers (Azure's v1 endpoint,
+//! Ollama, llama.cpp, vLLM).
+
+use std::fmt;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::transport::{
+    check_base_url, display_url, env_var, join_url, transport_settings, ApiKey, Post, Transport,
+};
+use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
+use crate::error::IntentError;
+use crate::request::{AiRequest, ResponseFormat};
+use crate::result::Usage;
+
+/// Which body field carries the longest reply, in tokens.
+///
+/// OpenAI reads `max_completion_tokens` (its reasoning models refuse `max_tokens`); Ollama reads only
+/// `max_tokens`; llama.cpp and vLLM read both.
+///
+/// ```
+/// use intent_core::provider::{MaxTokensField, OpenAiProvider};
+///
+/// let ollama = OpenAiProvider::new("")
+///     .with_base_url("http://localhost:11434/v1")
+///     .with_max_tokens_field(MaxTokensField::MaxTokens);
+/// assert_eq!(ollama.max_tokens_field(), MaxTokensField::MaxTokens);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MaxTokensField {
+    /// `max_completion_tokens` (the default).
+    #[default]
+    MaxCompletionTokens,
+    /// `max_tokens`.
+    MaxTokens,
+}
+
+/// A provider that speaks OpenAI's Chat Completions: `POST {base}/chat/completions`.
+///
+/// The base URL selects the server: OpenAI (`https://api.openai.com/v1`, the default), Azure's v1
+/// endpoint (`https://NAME.openai.azure.com/openai/v1`), Ollama (`http://localhost:11434/v1`),
+/// llama.cpp or vLLM. Text results are sent with no `response_format`, JSON-object results with
+/// `{"type":"json_object"}` and strict schemas with `{"type":"json_schema","json_schema":{"name",
+/// "strict":true,"schema"}}`. Transport faults are retried under the [`RetryPolicy`](super::RetryPolicy).
+/// The key never shows in `Debug`, logs or errors.
+///
+/// ```
+/// use intent_core::provider::{OpenAiProvider, Provider};
+///
+/// let provider = OpenAiProvider::new("sk-example")
+///     .with_base_url("http://127.0.0.1:8080/v1")
+///     .with_model("qwen2.5");
+/// assert_eq!(provider.endpoint(), "http://127.0.0.1:8080/v1/chat/completions");
+/// assert_eq!(provider.default_model(), Some("qwen2.5"));
+/// assert!(!format!("{provider:?}").contains("sk-example"));
+/// ```
+#[derive(Clone)]
+pub struct OpenAiProvider {
+    name: String,
+    base_url: String,
+    model: String,
+    key: ApiKey,
+    key_header: Option<String>,
+    max_tokens_field: MaxTokensField,
+    transport: Transport,
+}
+
+impl fmt::Debug for OpenAiProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiProvider")
+            .field("name", &self.name)
+            .field("base_url", &display_url(&self.base_url))
+            .field("model", &self.model)
+            .field("api_key", &self.key)
+            .field("key_header", &self.key_header)
+            .field("max_tokens_field", &self.max_tokens_field)
+            .field("transport", &self.transport)
+            .finish()
+    }
+}
+
+transport_settings!(OpenAiProvider);
+
+impl OpenAiProvider {
+    /// The default base URL.
+    pub const DEFAULT_BASE_URL: &'static str = "https://api.openai.com/v1";
+    /// The model asked when neither the request nor the provider names one.
+    pub const DEFAULT_MODEL: &'static str = "gpt-4o-mini";
+    /// The provider's default name.
+    pub const DEFAULT_NAME: &'static str = "openai";
+
+    /// A provider for OpenAI with this key (an empty key sends no `Authorization` header, for
+    /// local servers that need none).
+    ///
+    /// ```
+    /// let provider = intent_core::provider::OpenAiProvider::new("sk-example");
+    /// assert_eq!(provider.base_url(), "https://api.openai.com/v1");
+    /// ```
+    pub fn new(api_key: impl Into<String>) -> Self {
+        OpenAiProvider {
+            name: Self::DEFAULT_NAME.to_owned(),
+            base_url: Self::DEFAULT_BASE_URL.to_owned(),
+            model: Self::DEFAULT_MODEL.to_owned(),
+            key: ApiKey::new(api_key),
+            key_header: None,
+            max_tokens_field: MaxTokensField::default(),
+            transport: Transport::default(),
+        }
+    }
+
+    /// A provider configured from the environment: `OPENAI_API_KEY`, `OPENAI_BASE_URL` and
+    /// `OPENAI_MODEL`. The key may be missing only when `OPENAI_BASE_URL` names another server.
+    ///
+    /// ```no_run
+    /// use intent_core::provider::OpenAiProvider;
+    ///
+    /// let provider = OpenAiProvider::from_env()?;
+    /// # Ok::<(), intent_core::IntentError>(())
+    /// ```
+    pub fn from_env() -> Result<Self, IntentError> {
+        let key = env_var("OPENAI_API_KEY");
+        let base_url = env_var("OPENAI_BASE_URL");
+        if key.is_none() && base_url.is_none() {
+            return Err(IntentError::Config(
+                "OPENAI_API_KEY is not set; set it, or set OPENAI_BASE_URL to a server that needs no key".into(),
+            ));
+        }
+        let mut provider = OpenAiProvider::new(key.unwrap_or_default());
+        if let Some(base_url) = base_url {
+            check_base_url(&base_url)
+                .map_err(|e| IntentError::Config(format!("OPENAI_BASE_URL: {e}")))?;
+            provider.base_url = base_url;
+        }
+        if let Some(model) = env_var("OPENAI_MODEL") {
+            provider.model = model;
+        }
+        Ok(provider)
+    }
+
+    /// The base URL; requests go to `{base}/chat/completions`.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::OpenAiProvider::new("").with_base_url("http://localhost:11434/v1/");
+    /// assert_eq!(provider.endpoint(), "http://localhost:11434/v1/chat/completions");
+    /// ```
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = base_url.into();
+        self
+    }
+
+    /// The model asked when a request names none.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::OpenAiProvider::new("k").with_model("gpt-4.1-mini");
+    /// assert_eq!(provider.model(), "gpt-4.1-mini");
+    /// ```
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = model.into();
+        self
+    }
+
+    /// The provider's name, as `AiRequestOptions::provider` names it (`openai` by default).
+    ///
+    /// ```
+    /// use intent_core::provider::{OpenAiProvider, Provider};
+    /// assert_eq!(OpenAiProvider::new("").with_name("ollama").name(), "ollama");
+    /// ```
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The field that carries the longest reply (`max_completion_tokens` by default).
+    ///
+    /// ```
+    /// use intent_core::provider::{MaxTokensField, OpenAiProvider};
+    /// let provider = OpenAiProvider::new("").with_max_tokens_field(MaxTokensField::MaxTokens);
+    /// assert_eq!(provider.max_tokens_field(), MaxTokensField::MaxTokens);
+    /// ```
+    pub fn with_max_tokens_field(mut self, field: MaxTokensField) -> Self {
+        self.max_tokens_field = field;
+        self
+    }
+
+    /// Sends the key in this header, as is, instead of `Authorization: Bearer KEY` (Azure's classic
+    /// endpoints read `api-key`). A name that is not a valid header name is refused when sending.
+    ///
+    /// ```
+    /// let azure = intent_core::provider::OpenAiProvider::new("key")
+    ///     .with_base_url("https://example.openai.azure.com/openai/v1")
+    ///     .with_key_header("api-key");
+    /// # let _ = azure;
+    /// ```
+    pub fn with_key_header(mut self, header: impl Into<String>) -> Self {
+        self.key_header = Some(header.into());
+        self
+    }
+
+    /// The base URL.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::OpenAiProvider::new("k");
+    /// assert_eq!(provider.base_url(), intent_core::provider::OpenAiProvider::DEFAULT_BASE_URL);
+    /// ```
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The endpoint requests go to: `{base}/chat/completions`.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::OpenAiProvider::new("k");
+    /// assert_eq!(provider.endpoint(), "https://api.openai.com/v1/chat/completions");
+    /// ```
+    pub fn endpoint(&self) -> String {
+        join_url(&self.base_url, "chat/completions")
+    }
+
+    /// The model asked when a request names none.
+    ///
+    /// ```
+    /// assert_eq!(intent_core::provider::OpenAiProvider::new("k").model(), "gpt-4o-mini");
+    /// ```
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The field that carries the longest reply.
+    ///
+    /// ```
+    /// use intent_core::provider::{MaxTokensField, OpenAiProvider};
+    /// assert_eq!(OpenAiProvider::new("k").max_tokens_field(), MaxTokensField::MaxCompletionTokens);
+    /// ```
+    pub fn max_tokens_field(&self) -> MaxTokensField {
+        self.max_tokens_field
+    }
+
+    fn headers(&self) -> Result<HeaderMap, ProviderError> {
+        let mut headers = HeaderMap::new();
+        let Some(key) = self.key.expose() else {
+            return Ok(headers);
+        };
+        let bad_key = || {
+            ProviderError::new(
+                ProviderErrorKind::Config,
+                "the API key contains characters not allowed in an HTTP header",
+            )
+            .with_provider(&self.name)
+        };
+        match &self.key_header {
+            Some(name) => {
+                let name = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| {
+                    ProviderError::new(
+                        ProviderErrorKind::Config,
+                        format!("with_key_header was given an invalid header name: {name:?}"),
+                    )
+                    .with_provider(&self.name)
+                })?;
+                let mut value = HeaderValue::from_str(key).map_err(|_| bad_key())?;
+                value.set_sensitive(true);
+                headers.insert(name, value);
+            }
+            None => {
+                let mut value =
+                    HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| bad_key())?;
+                value.set_sensitive(true);
+                headers.insert(AUTHORIZATION, value);
+            }
+        }
+        Ok(headers)
+    }
+
+    /// The JSON body for `request`.
+    fn body(&self, request: &AiRequest, model: &str) -> Result<Vec<u8>, ProviderError> {
+        let response_format = match request.format {
+            ResponseFormat::Text => None,
+            ResponseFormat::JsonObject => Some(WireFormat::JsonObject),
+            ResponseFormat::JsonSchema => {
+                let schema = request.schema.as_ref().ok_or_else(|| {
+                    ProviderError::new(
+                        ProviderErrorKind::Config,
+                        "the request asks for ResponseFormat::JsonSchema but carries no schema",
+                    )
+                    .with_provider(&self.name)
+                })?;
+                Some(WireFormat::JsonSchema {
+                    json_schema: WireSchema {
+                        name: &request.schema_name,
+                        strict: true,
+                        schema,
+                    },
+                })
+            }
+        };
+        let (max_completion_tokens, max_tokens) = match self.max_tokens_field {
+            MaxTokensField::MaxCompletionTokens => (request.max_output_tokens, None),
+            MaxTokensField::MaxTokens => (None, request.max_output_tokens),
+        };
+        let system = (!request.system.is_empty()).then(|| Message {
+            role: "system",
+            content: &request.system,
+        });
+        let user = Some(Message {
+            role: "user",
+            content: &request.user,
+        });
+        let body = ChatBody {
+            model,
+            messages: system.into_iter().chain(user).collect(),
+            max_completion_tokens,
+            max_tokens,
+            temperature: request.temperature,
+            response_format,
+        };
+        serde_json::to_vec(&body).map_err(|e| {
+            ProviderError::new(
+                ProviderErrorKind::Config,
+                format!("the request could not be serialized: {e}"),
+            )
+            .with_provider(&self.name)
+        })
+    }
+
+    async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
+        let endpoint = self.endpoint();
+        check_base_url(&self.base_url).map_err(|e| {
+            ProviderError::new(ProviderErrorKind::Config, e).with_provider(&self.name)
+        })?;
+        let model = request.model.as_deref().unwrap_or(&self.model);
+        let body = self.body(request, model)?;
+        let reply = self
+            .transport
+            .post(Post {
+                provider: &self.name,
+                url: &endpoint,
+                headers: self.headers()?,
+                body,
+                key: &self.key,
+            })
+            .await?;
+        parse_reply(&reply, model).map_err(|e| e.with_provider(&self.name))
+    }
+}
+
+impl Provider for OpenAiProvider {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn default_model(&self) -> Option<&str> {
+        Some(&self.model)
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a AiRequest,
+    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+        Box::pin(self.send(request))
+    }
+}
+
+#[derive(Serialize)]
+struct ChatBody<'a> {
+    model: &'a str,
+    messages: Vec<Message<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<WireFormat<'a>>,
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireFormat<'a> {
+    JsonObject,
+    JsonSchema { json_schema: WireSchema<'a> },
+}
+
+#[derive(Serialize)]
+struct WireSchema<'a> {
+    name: &'a str,
+    strict: bool,
+    schema: &'a Value,
+}
+
+#[derive(Deserialize)]
+struct ChatReply {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    choices: Option<Vec<Choice>>,
+    #[serde(default)]
+    usage: Option<ChatUsage>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    #[serde(default)]
+    message: Option<ChoiceMessage>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ChoiceMessage {
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    refusal: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct ChatUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<TokenDetails>,
+}
+
+#[derive(Deserialize)]
+struct TokenDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+/// Reads a Chat Completions reply.
+fn parse_reply(body: &[u8], sent_model: &str) -> Result<AiResponse, ProviderError> {
+    let reply: ChatReply = serde_json::from_slice(body).map_err(|e| {
+        ProviderError::new(
+            ProviderErrorKind::Decode,
+            format!(
+                "the reply is not a Chat Completions JSON object ({e}): {}",
+                super::transport::clip_body(body)
+            ),
+        )
+    })?;
+    let choice = reply.choices.and_then(|c| c.into_iter().next());
+    let Some(choice) = choice else {
+        let message = match reply.error {
+            Some(error) => format!(
+                "the reply carries an error instead of choices: {}",
+                error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| error.to_string(), str::to_owned)
+            ),
+            None => "the reply has no choices[0]".to_owned(),
+        };
+        return Err(ProviderError::new(ProviderErrorKind::Decode, message));
+    };
+    let (text, refusal) = match choice.message {
+        Some(message) => (content_text(message.content), message.refusal),
+        None => (String::new(), None),
+    };
+    let refusal = refusal.filter(|r| !r.trim().is_empty());
+    let finish_reason = if refusal.is_some() {
+        FinishReason::Refusal
+    } else {
+        match choice.finish_reason.as_deref() {
+            None | Some("stop") => FinishReason::Stop,
+            Some("length") => FinishReason::Length,
+            Some("content_filter") => FinishReason::ContentFilter,
+            Some(other) => FinishReason::Other(other.to_owned()),
+        }
+    };
+    let usage = reply.usage.unwrap_or_default();
+    let mut response = AiResponse::new(
+        text,
+        reply
+            .model
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| sent_model.to_owned()),
+    );
+    response.finish_reason = finish_reason;
+    response.refusal = refusal;
+    response.usage = Usage {
+        input_tokens: usage.prompt_tokens.unwrap_or(0),
+        output_tokens: usage.completion_tokens.unwrap_or(0),
+        cached_tokens: usage
+            .prompt_tokens_details
+            .and_then(|d| d.cached_tokens)
+            .unwrap_or(0),
+        calls: 1,
+    };
+    Ok(response)
+}
+
+/// A message's content: a string, or the text of its parts.
+fn content_text(content: Option<Value>) -> String {
+    match content {
+        Some(Value::String(text)) => text,
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,350 @@
+//! The HTTP transport the providers share: one client per provider, a timeout per request, retries
+//! with backoff on transport faults, and the provider's own message on errors.
+
+mod error_body;
+mod retry;
+mod secret;
+mod settings;
+
+pub use retry::RetryPolicy;
+pub(crate) use secret::ApiKey;
+pub(crate) use settings::{check_base_url, env_var, transport_settings};
+
+use std::fmt::Write as _;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
+use reqwest::StatusCode;
+
+use super::error::{ProviderError, ProviderErrorKind};
+
+/// The default timeout for one HTTP request, reply body included.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// The default timeout for opening a connection.
+pub(crate) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default largest reply body read, in bytes.
+pub(crate) const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The HTTP settings and client of one provider.
+#[derive(Clone)]
+pub(crate) struct Transport {
+    client: Arc<OnceLock<Result<reqwest::Client, String>>>,
+    pub(crate) timeout: Duration,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) max_response_bytes: usize,
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transport")
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("retry", &self.retry)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .finish()
+    }
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        Transport {
+            client: Arc::new(OnceLock::new()),
+            timeout: DEFAULT_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            retry: RetryPolicy::default(),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+        }
+    }
+}
+
+/// One POST of a JSON body, as a provider sends it.
+pub(crate) struct Post<'a> {
+    /// The provider's name, for errors and logs.
+    pub(crate) provider: &'a str,
+    /// The endpoint.
+    pub(crate) url: &'a str,
+    /// Headers besides `content-type` (authentication, versions).
+    pub(crate) headers: HeaderMap,
+    /// The serialized JSON body.
+    pub(crate) body: Vec<u8>,
+    /// The key, redacted from any message.
+    pub(crate) key: &'a ApiKey,
+}
+
+impl Transport {
+    /// Sets the connect timeout; the HTTP client is rebuilt on next use.
+    pub(crate) fn set_connect_timeout(&mut self, timeout: Duration) {
+        self.connect_timeout = timeout;
+        self.client = Arc::new(OnceLock::new());
+    }
+
+    fn client(&self) -> Result<&reqwest::Client, String> {
+        self.client
+            .get_or_init(|| {
+                reqwest::Client::builder()
+                    .connect_timeout(self.connect_timeout)
+                    .user_agent(concat!("intent/", env!("CARGO_PKG_VERSION")))
+                    .build()
+                    .map_err(|e| error_chain(&e.without_url()))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Sends `post`, retrying transport faults under the retry policy, and returns the body of the
+    /// first successful (2xx) reply.
+    pub(crate) async fn post(&self, mut post: Post<'_>) -> Result<Vec<u8>, ProviderError> {
+        let fail = |kind, message: String| {
+            ProviderError::new(kind, post.key.redact(message)).with_provider(post.provider)
+        };
+        let client = self.client().map_err(|e| {
+            fail(
+                ProviderErrorKind::Config,
+                format!("the HTTP client could not be built: {e}"),
+            )
+        })?;
+        post.headers
+            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let template = client
+            .post(post.url)
+            .headers(std::mem::take(&mut post.headers))
+            .timeout(self.timeout)
+            .body(std::mem::take(&mut post.body));
+        let max_retries = self.retry.max_retries;
+        let mut retry = 0u32;
+        loop {
+            let Some(request) = template.try_clone() else {
+                return Err(fail(
+                    ProviderErrorKind::Config,
+                    "the request could not be copied for sending".into(),
+                ));
+            };
+            let outcome = self.exchange(request, &post).await;
+            let fault = match outcome {
+                Ok(body) => return Ok(body),
+                Err(fault) => fault,
+            };
+            let Fault {
+                mut error,
+                retryable,
+                server_delay,
+            } = fault;
+            let tries = retry + 1;
+            if !retryable {
+                if tries > 1 {
+                    error.message.push_str(&format!(" (after {tries} tries)"));
+                }
+                return Err(error);
+            }
+            if retry >= max_retries {
+                if max_retries > 0 {
+                    let _ = write!(
+                        error.message,
+                        " (gave up after {tries} tries; max_retries = {max_retries})"
+                    );
+                }
+                return Err(error);
+            }
+            let delay = match server_delay {
+                Some(delay) if delay > self.retry.max_retry_after => {
+                    let _ = write!(
+                        error.message,
+                        " (the server asked to wait {:.1} s before a retry, more than max_retry_after ({:.1} s); not retried)",
+                        delay.as_secs_f64(),
+                        self.retry.max_retry_after.as_secs_f64()
+                    );
+                    return Err(error);
+                }
+                Some(delay) => delay,
+                None => self.retry.backoff(retry),
+            };
+            tracing::warn!(
+                provider = post.provider,
+                status = error.status,
+                kind = ?error.kind,
+                retry = retry + 1,
+                max_retries,
+                delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                error = %error.message,
+                "retrying a provider request after a transport fault"
+            );
+            tokio::time::sleep(delay).await;
+            retry += 1;
+        }
+    }
+
+    /// One request and its reply body.
+    async fn exchange(
+        &self,
+        request: reqwest::RequestBuilder,
+        post: &Post<'_>,
+    ) -> Result<Vec<u8>, Fault> {
+        let response = request
+            .send()
+            .await
+            .map_err(|e| self.transport_fault(e, post, "sending the request to"))?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = self.read_body(response, post).await?;
+        if status.is_success() {
+            return Ok(body);
+        }
+        Err(status_fault(status, &headers, &body, post))
+    }
+
+    async fn read_body(
+        &self,
+        mut response: reqwest::Response,
+        post: &Post<'_>,
+    ) -> Result<Vec<u8>, Fault> {
+        let limit = self.max_response_bytes;
+        let mut body = Vec::with_capacity(
+            response
+                .content_length()
+                .map_or(8 * 1024, |n| usize::try_from(n).unwrap_or(limit).min(limit)),
+        );
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    if body.len() + chunk.len() > limit {
+                        return Err(Fault {
+                            error: ProviderError::new(
+                                ProviderErrorKind::Decode,
+                                format!(
+                                    "the reply from {} is larger than max_response_bytes ({limit} bytes); it was not read",
+                                    display_url(post.url)
+                                ),
+                            )
+                            .with_provider(post.provider),
+                            retryable: false,
+                            server_delay: None,
+                        });
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(None) => return Ok(body),
+                Err(e) => return Err(self.transport_fault(e, post, "reading the reply from")),
+            }
+        }
+    }
+
+    fn transport_fault(&self, error: reqwest::Error, post: &Post<'_>, doing: &str) -> Fault {
+        let url = display_url(post.url);
+        let is_timeout = error.is_timeout();
+        let is_connect = error.is_connect();
+        let error = error.without_url();
+        let (kind, message) = if is_timeout {
+            (
+                ProviderErrorKind::Timeout,
+                format!(
+                    "no complete reply from {url} within the timeout ({:.1} s; set it with with_timeout)",
+                    self.timeout.as_secs_f64()
+                ),
+            )
+        } else if is_connect {
+            (
+                ProviderErrorKind::Connect,
+                format!("could not connect to {url}: {}", error_chain(&error)),
+            )
+        } else {
+            (
+                ProviderErrorKind::Connect,
+                format!(
+                    "the connection failed while {doing} {url}: {}",
+                    error_chain(&error)
+                ),
+            )
+        };
+        Fault {
+            error: ProviderError::new(kind, post.key.redact(message)).with_provider(post.provider),
+            retryable: true,
+            server_delay: None,
+        }
+    }
+}
+
+/// A failed exchange: the error, and whether and when to retry.
+struct Fault {
+    error: ProviderError,
+    retryable: bool,
+    server_delay: Option<Duration>,
+}
+
+fn status_fault(status: StatusCode, headers: &HeaderMap, body: &[u8], post: &Post<'_>) -> Fault {
+    let code = status.as_u16();
+    let parsed = error_body::parse(body);
+    let mut kind = ProviderErrorKind::from_status(code);
+    if parsed.quota_exhausted && matches!(code, 429 | 402 | 403) {
+        kind = ProviderErrorKind::QuotaExhausted;
+    }
+    let server_delay = retry::server_delay(headers);
+    let retryable = match retry::should_retry_header(headers) {
+        Some(verdict) => verdict && kind != ProviderErrorKind::QuotaExhausted,
+        None => kind.is_retryable(),
+    };
+    let mut message = format!("HTTP {code}");
+    if let Some(reason) = &parsed.kind {
+        let _ = write!(message, " {reason}");
+    }
+    let _ = write!(message, ": {}", parsed.message);
+    if kind == ProviderErrorKind::QuotaExhausted {
+        message.push_str(" (the quota is exhausted; not retried)");
+    }
+    let error = ProviderError::http(code, post.key.redact(message))
+        .with_provider(post.provider)
+        .with_retry_after(server_delay);
+    Fault {
+        error: ProviderError { kind, ..error },
+        retryable,
+        server_delay,
+    }
+}
+
+/// An error and its sources, joined by `: `, without the URL reqwest adds.
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        let next = inner.to_string();
+        if !text.contains(&next) {
+            let _ = write!(text, ": {next}");
+        }
+        source = inner.source();
+    }
+    text
+}
+
+/// A URL without user info or query, for messages.
+pub(crate) fn display_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.to_string()
+        }
+        Err(_) => "(an invalid URL)".to_owned(),
+    }
+}
+
+/// A reply body for an error message: its text, clipped.
+pub(crate) fn clip_body(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.is_empty() {
+        "(empty body)".to_owned()
+    } else {
+        error_body::clip(text, error_body::RAW_BODY_LIMIT)
+    }
+}
+
+/// `base` joined with `path`, with exactly one slash between them.
+pub(crate) fn join_url(base: &str, path: &str) -> String {
+    format!(
+        "{}/{}",
+        base.trim_end_matches('/'),
+        path.trim_start_matches('/')
+    )
+}

@@ -1,0 +1,58 @@
+//! [`ApiKey`]: a key that never shows in `Debug`, logs or errors.
+
+use std::fmt;
+
+/// An API key. Its `Debug` form is redacted; it is only ever read to build a request header.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct ApiKey(Option<Box<str>>);
+
+impl ApiKey {
+    /// A key; an empty or blank one is no key.
+    pub(crate) fn new(key: impl Into<String>) -> Self {
+        let key = key.into();
+        let key = key.trim();
+        if key.is_empty() {
+            ApiKey(None)
+        } else {
+            ApiKey(Some(key.into()))
+        }
+    }
+
+    /// The key, to build a header. Never log or format it.
+    pub(crate) fn expose(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+
+    /// `text` with every occurrence of the key replaced by `[redacted]`.
+    pub(crate) fn redact(&self, text: String) -> String {
+        match self.expose() {
+            Some(key) if key.len() >= 4 && text.contains(key) => text.replace(key, "[redacted]"),
+            _ => text,
+        }
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(_) => f.write_str("[redacted]"),
+            None => f.write_str("None"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_shows_the_key() {
+        let key = ApiKey::new("sk-secret-123");
+        assert_eq!(format!("{key:?}"), "[redacted]");
+        assert_eq!(format!("{:?}", ApiKey::new("  ")), "None");
+        assert_eq!(
+            key.redact("bad key sk-secret-123!".into()),
+            "bad key [redacted]!"
+        );
+    }
+}

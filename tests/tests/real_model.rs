@@ -1,0 +1,287 @@
+//! The whole pipeline against a real model: a llama.cpp server on 127.0.0.1 serving
+//! Qwen2.5-Coder-0.5B-Instruct, started by `scripts/local-llm/start.sh`.
+//!
+//! Run with:
+//!
+//! ```text
+//! export INTENT_LLM_BASE_URL="$(scripts/local-llm/start.sh)"
+//! cargo test -p intent-tests --test real_model -- --ignored --test-threads=1
+//! scripts/local-llm/stop.sh
+//! ```
+//!
+//! Replies are deterministic at temperature 0. The tests check the pipeline (schema sent, grammar
+//! honoured, parse, verify, retry on a failed rule, usage recorded) and values only where this
+//! small model gets them right every time.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use intent_core::prelude::*;
+use intent_core::provider::FinishReason;
+use intent_core::shape::{
+    EnumRepr, EnumShape, Field, Node, NodeId, ShapeGraph, StructKind, StructShape, Variant,
+    VariantKind,
+};
+use intent_core::IssueKind;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
+
+fn base_url() -> String {
+    std::env::var("INTENT_LLM_BASE_URL").unwrap_or_else(|_| {
+        panic!(
+            "INTENT_LLM_BASE_URL is not set; start the server with scripts/local-llm/start.sh and export its output"
+        )
+    })
+}
+
+fn client(max_attempts: u32) -> IntentClient {
+    let provider = OpenAiProvider::new("")
+        .with_base_url(base_url())
+        .with_model(MODEL)
+        .with_name("local")
+        .with_timeout(Duration::from_secs(180));
+    IntentClient::builder()
+        .provider(provider)
+        .options(IntentClientOptions {
+            max_attempts,
+            ..IntentClientOptions::default()
+        })
+        .build()
+        .unwrap()
+}
+
+fn options(max_output_tokens: u32) -> AiRequestOptions {
+    AiRequestOptions {
+        temperature: Some(0.0),
+        max_output_tokens: Some(max_output_tokens),
+        ..AiRequestOptions::default()
+    }
+}
+
+/// Checks what every answered attempt records: the provider, the model and real usage.
+fn assert_recorded<T>(result: &AiResult<T>) {
+    assert!(!result.attempts().is_empty());
+    for attempt in result.attempts() {
+        assert_eq!(attempt.provider, "local");
+        assert_eq!(attempt.model, MODEL);
+        assert!(attempt.usage.input_tokens > 50, "{:?}", attempt.usage);
+        assert!(attempt.usage.output_tokens > 0, "{:?}", attempt.usage);
+        assert_eq!(attempt.usage.calls, 1);
+    }
+    let usage = result.usage();
+    assert_eq!(usage.calls as usize, result.attempts().len());
+}
+
+/// The raw output of the first attempt, read as JSON: the grammar held the model to it.
+fn raw_json<T>(result: &AiResult<T>) -> Value {
+    let raw = &result.attempts()[0].raw_output;
+    serde_json::from_str(raw).unwrap_or_else(|e| panic!("the raw output is not JSON ({e}): {raw}"))
+}
+
+/// A contact read from a message.
+#[derive(Debug, Deserialize)]
+struct Contact {
+    name: String,
+    city: String,
+}
+
+impl Intent for Contact {
+    fn shape(graph: &mut ShapeGraph) -> NodeId {
+        graph.named(std::any::type_name::<Self>(), |graph, _| {
+            let text = <String as Intent>::shape(graph);
+            let mut name = Field::new("name", text);
+            name.doc = Some("The person's first name.".into());
+            let mut city = Field::new("city", text);
+            city.doc = Some("The city the person lives in.".into());
+            Node::Struct(StructShape {
+                name: "Contact".into(),
+                doc: Some("A contact read from a message.".into()),
+                kind: StructKind::Named(vec![name, city]),
+            })
+        })
+    }
+}
+
+/// The sentiment of a review.
+#[derive(Debug, Deserialize, PartialEq)]
+enum Sentiment {
+    Positive,
+    Negative,
+}
+
+impl Intent for Sentiment {
+    fn shape(graph: &mut ShapeGraph) -> NodeId {
+        graph.named(std::any::type_name::<Self>(), |_, _| {
+            let variant = |name: &'static str| Variant {
+                name: name.into(),
+                aliases: Vec::new(),
+                doc: None,
+                kind: VariantKind::Unit,
+            };
+            Node::Enum(EnumShape {
+                name: "Sentiment".into(),
+                doc: Some("The sentiment of a review.".into()),
+                repr: EnumRepr::External,
+                variants: vec![variant("Positive"), variant("Negative")],
+            })
+        })
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn strict_struct_extraction_follows_the_schema() {
+    assert!(Contact::is_strict_compatible());
+    let result = Contact::ai(
+        &client(2),
+        "Hello, my name is Dana and I live in Paris.",
+        "Extract the contact.",
+    )
+    .options(options(64))
+    .await;
+    assert_recorded(&result);
+    let raw = raw_json(&result);
+    let value = raw["value"]
+        .as_object()
+        .expect("the envelope holds an object");
+    let mut keys: Vec<&str> = value.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["city", "name"], "{raw}");
+    let contact = result.into_result().unwrap();
+    assert_eq!(contact.name, "Dana");
+    assert_eq!(contact.city, "Paris");
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn text_target_returns_plain_text() {
+    let result = String::ai(
+        &client(1),
+        "The meeting moved from Monday to Tuesday at 10am.",
+        "Say on which day the meeting is now, in one word.",
+    )
+    .options(options(16))
+    .await;
+    assert_recorded(&result);
+    assert_eq!(result.attempts()[0].finish_reason, Some(FinishReason::Stop));
+    let text = result.into_result().unwrap();
+    assert!(text.contains("Tuesday"), "{text}");
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn enum_classification_answers_one_member() {
+    let result = Sentiment::ai(
+        &client(2),
+        "I love this kettle, it is wonderful and boils water fast!",
+        "Classify the review's sentiment.",
+    )
+    .options(options(16))
+    .await;
+    assert_recorded(&result);
+    let raw = raw_json(&result);
+    assert!(
+        matches!(raw["value"].as_str(), Some("Positive" | "Negative")),
+        "{raw}"
+    );
+    assert_eq!(result.into_result().unwrap(), Sentiment::Positive);
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn runtime_schema_is_enforced() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}},
+        "required": ["sku", "quantity"]
+    });
+    let client = client(2);
+    let result = client
+        .transform(
+            "Please send 4 units of A-1192.",
+            "Extract the SKU and quantity.",
+            schema,
+        )
+        .options(options(48))
+        .await;
+    assert_recorded(&result);
+    let value = result.into_result().unwrap();
+    assert!(value["sku"].is_string(), "{value}");
+    assert_eq!(value["quantity"], 4, "{value}");
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn json_object_target_gets_a_json_object() {
+    assert!(!<HashMap<String, u32>>::is_strict_compatible());
+    let result = <HashMap<String, u32>>::ai(
+        &client(3),
+        "apple, apple, pear",
+        "Count each fruit: map each fruit's name to how many times it appears.",
+    )
+    .options(options(48))
+    .await;
+    assert_recorded(&result);
+    assert!(
+        raw_json(&result).is_object(),
+        "the JSON-object format held the reply to an object"
+    );
+    let counts = result.into_result().unwrap();
+    assert!(!counts.is_empty());
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn a_small_max_output_tokens_truncates_and_fails_the_attempt() {
+    let result = <Vec<String>>::ai(&client(1), "fruits", "List twenty different fruits.")
+        .options(options(5))
+        .await;
+    assert!(!result.is_success());
+    let attempt = &result.attempts()[0];
+    assert_eq!(attempt.finish_reason, Some(FinishReason::Length));
+    assert_eq!(attempt.usage.output_tokens, 5);
+    assert_eq!(attempt.issues[0].kind, IssueKind::Truncated);
+    assert!(
+        attempt.issues[0].message.contains("max_output_tokens = 5"),
+        "{}",
+        attempt.issues[0].message
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn a_failed_require_is_retried_with_the_finding_and_then_fixed_or_reported() {
+    let result = u32::ai(&client(3), "3 apples and 4 pears", "Count the fruits.")
+        .options(options(16))
+        .require(
+            |n| *n >= 100,
+            "The answer must be the number of fruits multiplied by 100.",
+        )
+        .await;
+    for attempt in result.attempts() {
+        eprintln!(
+            "attempt {}: {:?} {:?}",
+            attempt.number, attempt.raw_output, attempt.issues
+        );
+    }
+    assert_recorded(&result);
+    let attempts = result.attempts();
+    assert!(
+        attempts.len() >= 2,
+        "the first answer (7 fruits) fails the rule and is retried"
+    );
+    assert_eq!(attempts[0].issues[0].kind, IssueKind::Check);
+    if result.is_success() {
+        assert!(*result.value().unwrap() >= 100);
+        assert!(attempts.last().unwrap().issues.is_empty());
+    } else {
+        let kinds: Vec<IssueKind> = result.issues().iter().map(|i| i.kind).collect();
+        assert!(
+            kinds.contains(&IssueKind::Check) && kinds.contains(&IssueKind::Limit),
+            "{kinds:?}"
+        );
+        assert_eq!(attempts.len(), 3);
+    }
+}
