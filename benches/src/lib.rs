@@ -4,7 +4,10 @@
 //! The benchmarks compare the library with the code a user would write without it, side by side in
 //! the same run, because the machines they run on are shared and absolute times are not stable.
 
+pub mod call;
+pub mod collection;
 pub mod measure;
+pub mod prompt;
 pub mod replies;
 pub mod server;
 pub mod types;
