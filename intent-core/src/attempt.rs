@@ -20,11 +20,16 @@ pub(crate) async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
         intent,
         options,
         checks,
+        json_checks,
     } = call;
     let input = match input {
         Ok(input) => input,
         Err(error) => {
-            return AiResult::failure(vec![ResultIssue::new(IssueKind::Input, error.to_string())])
+            let kind = match error {
+                crate::error::IntentError::Catalog(_) => IssueKind::Request,
+                _ => IssueKind::Input,
+            };
+            return AiResult::failure(vec![ResultIssue::new(kind, error.to_string())]);
         }
     };
     let info = T::type_info();
@@ -109,6 +114,16 @@ pub(crate) async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
                                 .into_iter()
                                 .map(|message| ResultIssue::new(IssueKind::Check, message)),
                         );
+                    }
+                    if !json_checks.is_empty() {
+                        match crate::call::reply_json(&info, &response.text) {
+                            Ok(json) => {
+                                for check in &json_checks {
+                                    record.issues.extend(check(&json));
+                                }
+                            }
+                            Err(issue) => record.issues.push(issue),
+                        }
                     }
                     Some(value)
                 }

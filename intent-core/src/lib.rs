@@ -40,6 +40,7 @@ mod options;
 mod request;
 mod result;
 
+pub mod catalog;
 pub mod input;
 pub mod prompt;
 pub mod provider;
@@ -48,6 +49,8 @@ pub mod schema;
 pub mod shape;
 
 pub use call::AiCall;
+#[cfg(feature = "catalog")]
+pub use catalog::Catalog;
 pub use client::{IntentClient, IntentClientBuilder};
 pub use error::IntentError;
 pub use intent::Intent;

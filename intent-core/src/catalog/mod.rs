@@ -1,0 +1,84 @@
+//! Intent catalogs: prompts kept in files that people who do not write Rust can review and change.
+//!
+//! An intent file (`.yaml`, `.yml` or `.json`) holds a list of named intents. Each has:
+//!
+//! | key | what it is |
+//! |---|---|
+//! | `name` | the name the code runs it by (unique across the catalog) |
+//! | `intent` | the instruction for the model |
+//! | `shape` | the label of the Rust type the caller asks for (`PurchaseRequest`, `List<Line>`, `string`), or an inline JSON Schema |
+//! | `rules` | per member path, any of `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`, `uniqueItems`, `enum` |
+//! | `examples` | `input` and `output`, the output written exactly as the model should answer (`{"value": ...}`, or plain text for a `string` shape); a string is taken as it is, any other value as compact JSON |
+//! | `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `model`, `provider` | the request options of the same names |
+//!
+//! A rule's path names members by their wire names, separated by dots; `[]` means every element
+//! of a list and `*` every value of a map: `lines[].quantity`, `[].sku`, `prices.*`; `$` is the
+//! result itself. The rules are stated to the model with the type's own, and checked on every reply:
+//! a broken rule is an issue at its JSON pointer (`/value/lines/0/quantity`) that goes back to the
+//! model on the next attempt.
+//!
+//! Loading checks everything it can before any call: unknown keys, missing keys, duplicate names,
+//! invalid regular expressions, contradictory rules, invalid JSON Schemas, rules on members a schema
+//! does not have, and examples that do not fit the shape or break a rule. What needs the Rust type
+//! (a rule on a member the type does not have, an example that does not read as the type) is
+//! checked on the first [`Catalog::run`] with that type, or at start-up with [`Catalog::check`].
+//!
+//! ```
+//! use intent_core::catalog::Catalog;
+//! use intent_core::prelude::*;
+//! use serde::Deserialize;
+//!
+//! /// A line of an order.
+//! #[derive(Debug, Deserialize, Intent)]
+//! struct OrderLine {
+//!     sku: String,
+//!     quantity: u32,
+//! }
+//!
+//! let catalog = Catalog::parse("orders.yaml", r#"
+//! intents:
+//!   - name: order-line
+//!     intent: Extract the order line.
+//!     shape: OrderLine
+//!     rules:
+//!       quantity: { minimum: 1, maximum: 100 }
+//!       sku: { pattern: "^[A-Z]-\\d+$" }
+//! "#).unwrap();
+//!
+//! # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+//! # rt.block_on(async {
+//! let model = ScriptedProvider::new([
+//!     r#"{"value": {"sku": "A-1", "quantity": 400}}"#,
+//!     r#"{"value": {"sku": "A-1", "quantity": 40}}"#,
+//! ]);
+//! let client = IntentClient::new(model);
+//! let line = catalog.run::<OrderLine>(&client, "order-line", "40 of A-1").await;
+//! assert_eq!(line.value().unwrap().quantity, 40);
+//! assert_eq!(line.attempts()[0].issues[0].to_string(), "/value/quantity: Must be at most 100; got 400.");
+//! # });
+//! ```
+
+mod error;
+#[cfg(feature = "catalog")]
+mod file;
+#[cfg(feature = "catalog")]
+mod intent;
+#[cfg(feature = "catalog")]
+mod path;
+#[cfg(feature = "catalog")]
+mod resolve;
+#[cfg(feature = "catalog")]
+mod rules;
+#[cfg(feature = "catalog")]
+mod schema;
+
+pub use error::CatalogError;
+#[cfg(feature = "catalog")]
+pub use file::MAX_FILE_BYTES;
+#[cfg(feature = "catalog")]
+pub use intent::{CatalogIntent, IntentShape};
+
+#[cfg(feature = "catalog")]
+mod registry;
+#[cfg(feature = "catalog")]
+pub use registry::Catalog;
