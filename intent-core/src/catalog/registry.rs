@@ -180,16 +180,12 @@ impl Catalog {
     /// assert_eq!(count.into_result().unwrap(), 3);
     /// # });
     /// ```
-    pub fn run<'a, T, I>(
+    pub fn run<'a, T: Intent>(
         &'a self,
         client: &'a IntentClient,
         name: &str,
-        input: &'a I,
-    ) -> AiCall<'a, T>
-    where
-        T: Intent,
-        I: Serialize + ?Sized,
-    {
+        input: &'a (impl Serialize + ?Sized),
+    ) -> AiCall<'a, T> {
         let entry = match self.entry(name).and_then(|e| e.verify::<T>().map(|()| e)) {
             Ok(entry) => entry,
             Err(error) => return AiCall::refused(client, error.into()),
@@ -224,15 +220,12 @@ impl Catalog {
     /// assert_eq!(rating.attempts()[0].issues[0].path.as_deref(), Some("/value/stars"));
     /// # });
     /// ```
-    pub fn run_json<'a, I>(
+    pub fn run_json<'a>(
         &'a self,
         client: &'a IntentClient,
         name: &str,
-        input: &'a I,
-    ) -> AiCall<'a, Value>
-    where
-        I: Serialize + ?Sized,
-    {
+        input: &'a (impl Serialize + ?Sized),
+    ) -> AiCall<'a, Value> {
         let entry = match self.entry(name) {
             Ok(entry) => entry,
             Err(error) => return AiCall::refused(client, error.into()),
