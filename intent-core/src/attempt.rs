@@ -1,19 +1,129 @@
-//! The attempt loop: send, read, verify, check, and retry with the findings.
+//! The attempt loop: send, read, verify, check, judge, and retry with the findings, within the
+//! call's limits (attempts, token budget, deadline).
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::call::AiCall;
+use tracing::{field, Instrument};
+
+use crate::cache::{CacheKey, CachedReply};
+use crate::call::{AiCall, Check, JsonCheck};
 use crate::client::IntentClient;
+use crate::input::SerializedInput;
 use crate::intent::Intent;
+use crate::judge::{self, JudgeCase, Verdict};
+use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
-use crate::provider::{AiResponse, FinishReason, Provider, ProviderError};
+use crate::provider::{AiResponse, FinishReason};
 use crate::read;
 use crate::request::AiRequest;
 use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
+use crate::send::send;
+use crate::shape::TypeInfo;
 
 /// Runs a call to its end: a verified value, or the issues that kept every attempt from one.
 pub(crate) async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
+    let span = tracing::info_span!(
+        "intent.call",
+        target = std::any::type_name::<T>(),
+        attempts = field::Empty,
+        input_tokens = field::Empty,
+        output_tokens = field::Empty,
+        outcome = field::Empty,
+    );
+    let result = run_inner(call).instrument(span.clone()).await;
+    let usage = result.usage();
+    span.record("attempts", result.attempts().len());
+    span.record("input_tokens", usage.input_tokens);
+    span.record("output_tokens", usage.output_tokens);
+    span.record(
+        "outcome",
+        if result.is_success() {
+            "success"
+        } else {
+            "failure"
+        },
+    );
+    result
+}
+
+/// What the call is held to.
+struct Limits {
+    max_attempts: u32,
+    token_budget: Option<u64>,
+    deadline: Option<(Duration, Instant)>,
+}
+
+impl Limits {
+    fn new(client: &IntentClient, options: &AiRequestOptions) -> Limits {
+        let client_options = client.options();
+        Limits {
+            max_attempts: options
+                .max_attempts
+                .unwrap_or(client_options.max_attempts)
+                .max(1),
+            token_budget: options.max_total_tokens.or(client_options.max_total_tokens),
+            deadline: options
+                .deadline
+                .or(client_options.deadline)
+                .map(|d| (d, Instant::now() + d)),
+        }
+    }
+
+    fn deadline_issue(&self) -> Option<ResultIssue> {
+        self.deadline.map(|(limit, _)| {
+            ResultIssue::new(
+                IssueKind::Limit,
+                format!(
+                    "The call reached its deadline ({} ms) before an answer passed every check.",
+                    limit.as_millis()
+                ),
+            )
+        })
+    }
+
+    /// Runs `work` until the deadline; `None` when the deadline came first.
+    async fn within<F: std::future::Future>(&self, work: F) -> Option<F::Output> {
+        match self.deadline {
+            None => Some(work.await),
+            Some((_, at)) => {
+                tokio::time::timeout(at.saturating_duration_since(Instant::now()), work)
+                    .await
+                    .ok()
+            }
+        }
+    }
+
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|(_, at)| Instant::now() >= at)
+    }
+
+    fn budget_issue(&self, usage: Usage) -> Option<ResultIssue> {
+        let budget = self.token_budget?;
+        (usage.total_tokens() >= budget).then(|| {
+            ResultIssue::new(
+                IssueKind::Limit,
+                format!(
+                    "The call used {} tokens, reaching its token budget (max_total_tokens = {budget}); no further attempt was made.",
+                    usage.total_tokens()
+                ),
+            )
+        })
+    }
+}
+
+/// Everything an attempt needs that stays the same across attempts.
+struct Job<'c, 'a, T> {
+    client: &'c IntentClient,
+    info: &'c TypeInfo,
+    plan: &'c PromptPlan,
+    input: &'c SerializedInput,
+    intent: &'a str,
+    options: &'c AiRequestOptions,
+    checks: &'c [Check<'a, T>],
+    json_checks: &'c [JsonCheck<'a>],
+}
+
+async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
     let AiCall {
         client,
         input,
@@ -42,155 +152,275 @@ pub(crate) async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
             )])
         }
     };
-    let client_options = client.options();
-    let max_attempts = options
-        .max_attempts
-        .unwrap_or(client_options.max_attempts)
-        .max(1);
-    let token_budget = options.max_total_tokens.or(client_options.max_total_tokens);
-    let deadline = options
-        .deadline
-        .or(client_options.deadline)
-        .map(|d| (d, Instant::now() + d));
+    let limits = Limits::new(client, &options);
+    let job = Job {
+        client,
+        info: &info,
+        plan: &plan,
+        input: &input,
+        intent,
+        options: &options,
+        checks: &checks,
+        json_checks: &json_checks,
+    };
+    attempts(&job, &limits).await
+}
 
-    let mut attempts: Vec<AttemptRecord> = Vec::new();
+async fn attempts<T: Intent + Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T> {
+    let mut records: Vec<AttemptRecord> = Vec::new();
     let mut usage = Usage::default();
-    for number in 1..=max_attempts {
-        let started = Instant::now();
-        let request = plan.request(attempts.last());
-        let mut record = AttemptRecord::new(number);
+    let cache = job.client.cache().filter(|_| !job.options.no_cache);
+    let mut first_key: Option<CacheKey> = None;
 
-        let sent = match deadline {
-            Some((limit, at)) => {
-                let remaining = at.saturating_duration_since(Instant::now());
-                match tokio::time::timeout(
-                    remaining,
-                    send(client, &request, options.provider.as_deref()),
-                )
-                .await
-                {
-                    Ok(sent) => sent,
-                    Err(_) => {
-                        record.latency = started.elapsed();
-                        record.issues.push(deadline_issue(limit));
-                        let issues = record.issues.clone();
-                        attempts.push(record);
-                        return AiResult::from_parts(None, issues, attempts, Some(usage));
+    for number in 1..=limits.max_attempts {
+        let started = Instant::now();
+        let request = job.plan.request(records.last());
+        let mut record = AttemptRecord::new(number);
+        let span = tracing::info_span!(
+            "intent.attempt",
+            attempt = number,
+            provider = field::Empty,
+            model = field::Empty,
+            from_cache = false,
+            input_tokens = field::Empty,
+            output_tokens = field::Empty,
+            latency_ms = field::Empty,
+            outcome = field::Empty,
+        );
+
+        let answered = async {
+            // Only a first attempt may be served from the cache; retries always go to a model.
+            if number == 1 {
+                if let Some(cache) = cache {
+                    let key = cache_key(job.client, &request, job.options.provider.as_deref());
+                    let hit = match cache.get(&key).await {
+                        Ok(hit) => hit,
+                        Err(error) => {
+                            tracing::warn!(%error, "cache read failed; asking the model");
+                            None
+                        }
+                    };
+                    first_key = Some(key);
+                    if let Some(hit) = hit {
+                        return Ok((true, hit.provider.clone(), from_cache(hit)));
                     }
                 }
             }
-            None => send(client, &request, options.provider.as_deref()).await,
-        };
+            send(job.client, &request, job.options.provider.as_deref())
+                .await
+                .map(|(provider, response)| (false, provider, response))
+        }
+        .instrument(span.clone());
 
-        let (provider_name, response) = match sent {
-            Ok(sent) => sent,
+        let Some(answered) = limits.within(answered).await else {
+            record.latency = started.elapsed();
+            record.issues.extend(limits.deadline_issue());
+            span.record("outcome", "deadline");
+            let issues = record.issues.clone();
+            records.push(record);
+            return AiResult::from_parts(None, issues, records, Some(usage));
+        };
+        let (cached, provider, response) = match answered {
+            Ok(answer) => answer,
             Err(error) => {
                 record.latency = started.elapsed();
-                record.provider = error.provider.clone();
+                record.provider.clone_from(&error.provider);
                 record
                     .issues
                     .push(ResultIssue::new(IssueKind::Provider, error.to_string()));
+                span.record("outcome", "provider failed");
                 let issues = record.issues.clone();
-                attempts.push(record);
-                return AiResult::from_parts(None, issues, attempts, Some(usage));
+                records.push(record);
+                return AiResult::from_parts(None, issues, records, Some(usage));
             }
         };
-        record.provider = provider_name;
-        record.model = response.model.clone();
+        record.from_cache = cached;
+        record.provider = provider;
+        record.model.clone_from(&response.model);
         record.usage = response.usage;
         record.finish_reason = Some(response.finish_reason.clone());
         usage += response.usage;
 
-        let value = match finish_issue(&response, &plan) {
-            Some(issue) => {
-                record.issues.push(issue);
-                None
-            }
-            None => match read::read_reply::<T>(&info, &response.text) {
-                Ok(value) => {
-                    for check in &checks {
-                        record.issues.extend(
-                            check(&value)
-                                .into_iter()
-                                .map(|message| ResultIssue::new(IssueKind::Check, message)),
-                        );
+        let mut value = verify(job, &response, &mut record);
+        let mut judge_broken = false;
+        if value.is_some() && record.issues.is_empty() {
+            if let Some(judge_options) = &job.options.judge {
+                let judged = limits
+                    .within(
+                        judge::judge(
+                            job.client,
+                            JudgeCase {
+                                intent: job.intent,
+                                input: job.input,
+                                answer: &response.text,
+                                answered_by: &record.provider,
+                                model: request.model.as_deref(),
+                                max_output_tokens: request.max_output_tokens,
+                            },
+                            judge_options,
+                        )
+                        .instrument(span.clone()),
+                    )
+                    .await;
+                let Some(judgement) = judged else {
+                    record.raw_output = response.text;
+                    record.latency = started.elapsed();
+                    record.issues.extend(limits.deadline_issue());
+                    let issues = record.issues.clone();
+                    records.push(record);
+                    return AiResult::from_parts(None, issues, records, Some(usage));
+                };
+                record.usage += judgement.usage;
+                usage += judgement.usage;
+                match judgement.verdict {
+                    Verdict::Pass => {}
+                    Verdict::Fail(problems) if problems.is_empty() => {
+                        record.issues.push(ResultIssue::new(
+                            IssueKind::Judge,
+                            "A reviewer found that the answer does not carry out the intent on the input. Re-read the intent and the input and answer again.",
+                        ));
                     }
-                    if !json_checks.is_empty() {
-                        match crate::call::reply_json(&info, &response.text) {
-                            Ok(json) => {
-                                for check in &json_checks {
-                                    record.issues.extend(check(&json));
-                                }
-                            }
-                            Err(issue) => record.issues.push(issue),
-                        }
+                    Verdict::Fail(problems) => record.issues.extend(
+                        problems
+                            .into_iter()
+                            .map(|p| ResultIssue::new(IssueKind::Judge, p)),
+                    ),
+                    Verdict::Broken(message) => {
+                        judge_broken = true;
+                        record.issues.push(ResultIssue::new(
+                            IssueKind::JudgeFailed,
+                            format!("The answer passed every check, but the judge could not decide: {message}."),
+                        ));
                     }
-                    Some(value)
                 }
-                Err(issues) => {
-                    record.issues = issues;
-                    None
-                }
-            },
-        };
-        record.raw_output = response.text;
-        record.latency = started.elapsed();
-        let passed = record.issues.is_empty();
-        attempts.push(record);
-        if passed {
-            if let Some(value) = value {
-                return AiResult::from_parts(Some(value), Vec::new(), attempts, Some(usage));
             }
+        }
+        if !record.issues.is_empty() {
+            value = None;
         }
 
-        if let Some(budget) = token_budget {
-            if usage.total_tokens() >= budget && number < max_attempts {
-                return fail_with_limit(
-                    attempts,
-                    usage,
-                    format!(
-                        "The call used {} tokens, reaching its token budget (max_total_tokens = {budget}); no further attempt was made.",
-                        usage.total_tokens()
-                    ),
+        record.raw_output = response.text;
+        record.latency = started.elapsed();
+        span.record("provider", record.provider.as_str());
+        span.record("model", record.model.as_str());
+        span.record("from_cache", record.from_cache);
+        span.record("input_tokens", record.usage.input_tokens);
+        span.record("output_tokens", record.usage.output_tokens);
+        span.record("latency_ms", record.latency.as_millis() as u64);
+        span.record("outcome", if value.is_some() { "passed" } else { "failed" });
+        tracing::debug!(parent: &span, issues = record.issues.len(), "attempt verified");
+
+        if let Some(value) = value {
+            if let (Some(cache), Some(key), false) = (cache, &first_key, record.from_cache) {
+                let reply = CachedReply::new(
+                    record.raw_output.clone(),
+                    record.provider.clone(),
+                    record.model.clone(),
+                    record.usage,
                 );
+                if let Err(error) = cache.put(key, &reply).await {
+                    tracing::warn!(%error, "cache write failed; the answer is returned all the same");
+                }
             }
+            records.push(record);
+            return AiResult::from_parts(Some(value), Vec::new(), records, Some(usage));
         }
-        if let Some((limit, at)) = deadline {
-            if Instant::now() >= at && number < max_attempts {
-                let mut issues = last_issues(&attempts);
-                issues.push(deadline_issue(limit));
-                return AiResult::from_parts(None, issues, attempts, Some(usage));
+        records.push(record);
+
+        // The judge's own failure is not the answer's fault: asking the model again would not help.
+        if judge_broken {
+            let issues = last_issues(&records);
+            return AiResult::from_parts(None, issues, records, Some(usage));
+        }
+        if number < limits.max_attempts {
+            if let Some(issue) = limits.budget_issue(usage) {
+                return fail_with(records, usage, issue);
+            }
+            if limits.past_deadline() {
+                if let Some(issue) = limits.deadline_issue() {
+                    return fail_with(records, usage, issue);
+                }
             }
         }
     }
-    fail_with_limit(
-        attempts,
+    let max_attempts = limits.max_attempts;
+    fail_with(
+        records,
         usage,
-        format!("No attempt passed every check within max_attempts ({max_attempts})."),
-    )
-}
-
-fn last_issues(attempts: &[AttemptRecord]) -> Vec<ResultIssue> {
-    attempts
-        .last()
-        .map(|a| a.issues.clone())
-        .unwrap_or_default()
-}
-
-fn fail_with_limit<T>(attempts: Vec<AttemptRecord>, usage: Usage, message: String) -> AiResult<T> {
-    let mut issues = last_issues(&attempts);
-    issues.push(ResultIssue::new(IssueKind::Limit, message));
-    AiResult::from_parts(None, issues, attempts, Some(usage))
-}
-
-fn deadline_issue(limit: Duration) -> ResultIssue {
-    ResultIssue::new(
-        IssueKind::Limit,
-        format!(
-            "The call reached its deadline ({} ms) before an answer passed every check.",
-            limit.as_millis()
+        ResultIssue::new(
+            IssueKind::Limit,
+            format!("No attempt passed every check within max_attempts ({max_attempts})."),
         ),
     )
+}
+
+/// Reads and checks one reply, recording its issues; the value when it read.
+fn verify<T: Intent>(
+    job: &Job<'_, '_, T>,
+    response: &AiResponse,
+    record: &mut AttemptRecord,
+) -> Option<T> {
+    if let Some(issue) = finish_issue(response, job.plan) {
+        record.issues.push(issue);
+        return None;
+    }
+    match read::read_reply::<T>(job.info, &response.text) {
+        Ok(value) => {
+            for check in job.checks {
+                record.issues.extend(
+                    check(&value)
+                        .into_iter()
+                        .map(|message| ResultIssue::new(IssueKind::Check, message)),
+                );
+            }
+            if !job.json_checks.is_empty() {
+                match crate::call::reply_json(job.info, &response.text) {
+                    Ok(json) => {
+                        for check in job.json_checks {
+                            record.issues.extend(check(&json));
+                        }
+                    }
+                    Err(issue) => record.issues.push(issue),
+                }
+            }
+            Some(value)
+        }
+        Err(issues) => {
+            record.issues = issues;
+            None
+        }
+    }
+}
+
+fn cache_key(client: &IntentClient, request: &AiRequest, named: Option<&str>) -> CacheKey {
+    let providers = client.providers();
+    let provider = named
+        .and_then(|name| providers.iter().find(|p| p.name() == name))
+        .or_else(|| providers.first());
+    let provider_name = provider.map(|p| p.name()).unwrap_or_default();
+    let model = request
+        .model
+        .as_deref()
+        .or_else(|| provider.and_then(|p| p.default_model()))
+        .unwrap_or_default();
+    CacheKey::for_request(provider_name, model, request)
+}
+
+fn from_cache(hit: CachedReply) -> AiResponse {
+    let mut response = AiResponse::new(hit.text, hit.model);
+    // A reply served from the cache cost nothing now.
+    response.usage = Usage::default();
+    response
+}
+
+fn last_issues(records: &[AttemptRecord]) -> Vec<ResultIssue> {
+    records.last().map(|a| a.issues.clone()).unwrap_or_default()
+}
+
+fn fail_with<T>(records: Vec<AttemptRecord>, usage: Usage, limit: ResultIssue) -> AiResult<T> {
+    let mut issues = last_issues(&records);
+    issues.push(limit);
+    AiResult::from_parts(None, issues, records, Some(usage))
 }
 
 /// The issue of a reply that did not end normally: cut off, refused or filtered.
@@ -220,69 +450,5 @@ fn finish_issue(response: &AiResponse, plan: &PromptPlan) -> Option<ResultIssue>
             "The provider's content filter stopped the reply. Answer without content the filter blocks.",
         )),
         _ => None,
-    }
-}
-
-/// Sends a request to the named provider, or to the primary and then each fallback in turn.
-///
-/// Returns the answering provider's name with its reply, or the last provider's error.
-pub(crate) async fn send(
-    client: &IntentClient,
-    request: &AiRequest,
-    named: Option<&str>,
-) -> Result<(String, AiResponse), ProviderError> {
-    let providers = client.providers();
-    if let Some(name) = named {
-        let Some(provider) = providers.iter().find(|p| p.name() == name) else {
-            let known: Vec<&str> = providers.iter().map(|p| p.name()).collect();
-            return Err(ProviderError::new(
-                crate::provider::ProviderErrorKind::Config,
-                format!(
-                    "no provider named \"{name}\"; this client has: {}",
-                    known.join(", ")
-                ),
-            ));
-        };
-        return complete(provider, request).await;
-    }
-    let mut last_error = None;
-    for (index, provider) in providers.iter().enumerate() {
-        match complete(provider, request).await {
-            Ok(answer) => return Ok(answer),
-            Err(error) => {
-                if index + 1 < providers.len() {
-                    tracing::warn!(
-                        provider = provider.name(),
-                        error = %error,
-                        "provider failed; asking the fallback"
-                    );
-                }
-                last_error = Some(error);
-            }
-        }
-    }
-    Err(last_error.unwrap_or_else(|| {
-        ProviderError::new(
-            crate::provider::ProviderErrorKind::Config,
-            "the client has no provider",
-        )
-    }))
-}
-
-async fn complete(
-    provider: &Arc<dyn Provider>,
-    request: &AiRequest,
-) -> Result<(String, AiResponse), ProviderError> {
-    let name = provider.name().to_owned();
-    match provider.complete(request).await {
-        Ok(response) => Ok((name, response)),
-        Err(error) => {
-            let error = if error.provider.is_empty() {
-                error.with_provider(name)
-            } else {
-                error
-            };
-            Err(error)
-        }
     }
 }

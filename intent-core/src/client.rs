@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::cache::Cache;
 use crate::call::AiCall;
 use crate::error::IntentError;
 use crate::options::{AiRequestOptions, IntentClientOptions};
@@ -33,6 +34,7 @@ pub struct IntentClient {
 pub(crate) struct ClientInner {
     pub(crate) providers: Vec<Arc<dyn Provider>>,
     pub(crate) options: IntentClientOptions,
+    pub(crate) cache: Option<Arc<dyn Cache>>,
 }
 
 impl fmt::Debug for IntentClient {
@@ -51,6 +53,7 @@ impl IntentClient {
             inner: Arc::new(ClientInner {
                 providers: vec![Arc::new(provider)],
                 options: IntentClientOptions::default(),
+                cache: None,
             }),
         }
     }
@@ -72,6 +75,11 @@ impl IntentClient {
 
     pub(crate) fn providers(&self) -> &[Arc<dyn Provider>] {
         &self.inner.providers
+    }
+
+    /// The client's reply cache, when it has one.
+    pub fn cache(&self) -> Option<&dyn Cache> {
+        self.inner.cache.as_deref()
     }
 
     /// Asks for a result shaped by a JSON schema chosen at run time; the value comes back as JSON.
@@ -114,6 +122,7 @@ pub struct IntentClientBuilder {
     providers: Vec<Arc<dyn Provider>>,
     has_primary: bool,
     options: IntentClientOptions,
+    cache: Option<Arc<dyn Cache>>,
 }
 
 impl IntentClientBuilder {
@@ -141,6 +150,19 @@ impl IntentClientBuilder {
         self
     }
 
+    /// Sets the reply cache (none by default): [`MemoryCache`](crate::cache::MemoryCache),
+    /// [`DiskCache`](crate::cache::DiskCache), a Redis cache, or your own [`Cache`].
+    pub fn cache(mut self, cache: impl Cache + 'static) -> Self {
+        self.cache = Some(Arc::new(cache));
+        self
+    }
+
+    /// Sets a reply cache shared with other clients.
+    pub fn shared_cache(mut self, cache: Arc<dyn Cache>) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
     /// The client, or an error naming what is missing or invalid.
     pub fn build(self) -> Result<IntentClient, IntentError> {
         if !self.has_primary {
@@ -157,6 +179,7 @@ impl IntentClientBuilder {
             inner: Arc::new(ClientInner {
                 providers: self.providers,
                 options: self.options,
+                cache: self.cache,
             }),
         })
     }

@@ -30,16 +30,22 @@
 //! ```
 #![warn(missing_docs)]
 
+// Lets the derive's `::intent_core::...` paths resolve inside this crate too.
+extern crate self as intent_core;
+
 mod attempt;
 mod call;
 mod client;
 mod error;
 mod impls;
 mod intent;
+mod judge;
 mod options;
 mod request;
 mod result;
+mod send;
 
+pub mod cache;
 pub mod catalog;
 pub mod input;
 pub mod prompt;

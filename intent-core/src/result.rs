@@ -95,7 +95,9 @@ impl fmt::Display for ResultIssue {
 /// assert_eq!(total.total_tokens(), 31);
 /// assert_eq!(total.calls, 2);
 /// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Usage {
     /// Prompt tokens, cached ones included.
     pub input_tokens: u64,

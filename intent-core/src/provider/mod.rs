@@ -7,7 +7,7 @@ mod error;
 mod scripted;
 
 pub use error::{ProviderError, ProviderErrorKind};
-pub use scripted::ScriptedProvider;
+pub use scripted::{ScriptedProvider, ScriptedReply};
 
 use std::future::Future;
 use std::pin::Pin;

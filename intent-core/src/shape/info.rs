@@ -40,7 +40,7 @@ pub struct TypeInfo {
 
 impl TypeInfo {
     /// The cached information of `T`, computed on first use.
-    pub fn of<T: crate::Intent + ?Sized>() -> Arc<TypeInfo> {
+    pub fn of<T: crate::Intent>() -> Arc<TypeInfo> {
         static CACHE: LazyLock<RwLock<HashMap<&'static str, Arc<TypeInfo>>>> =
             LazyLock::new(|| RwLock::new(HashMap::new()));
         let key = std::any::type_name::<T>();

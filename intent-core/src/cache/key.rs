@@ -1,0 +1,86 @@
+//! [`CacheKey`]: a hash of everything that shapes a reply.
+
+use std::fmt;
+
+use sha2::{Digest, Sha256};
+
+use crate::request::{AiRequest, ResponseFormat};
+
+/// The hex SHA-256 of a request's reply-shaping parts. It never includes an API key.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct CacheKey(String);
+
+impl CacheKey {
+    /// The key of a request sent to `provider`, answered by `model`.
+    ///
+    /// ```
+    /// use intent_core::cache::CacheKey;
+    /// use intent_core::AiRequest;
+    ///
+    /// let request = AiRequest::new("system", "user");
+    /// let a = CacheKey::for_request("openai", "gpt-4o-mini", &request);
+    /// let mut warmer = request.clone();
+    /// warmer.temperature = Some(0.7);
+    /// assert_ne!(a, CacheKey::for_request("openai", "gpt-4o-mini", &warmer));
+    /// assert_eq!(a.as_str().len(), 64);
+    /// ```
+    pub fn for_request(provider: &str, model: &str, request: &AiRequest) -> CacheKey {
+        let format = match request.format {
+            ResponseFormat::Text => "text",
+            ResponseFormat::JsonObject => "json_object",
+            ResponseFormat::JsonSchema => "json_schema",
+        };
+        let schema = request
+            .schema
+            .as_ref()
+            .map(|s| s.to_string())
+            .unwrap_or_default();
+        let max_tokens = request
+            .max_output_tokens
+            .map(|t| t.to_string())
+            .unwrap_or_default();
+        let temperature = request
+            .temperature
+            .map(|t| t.to_bits().to_string())
+            .unwrap_or_default();
+        CacheKey::from_parts([
+            "intent-cache-v1",
+            provider,
+            model,
+            &request.system,
+            &request.user,
+            format,
+            &request.schema_name,
+            &schema,
+            &max_tokens,
+            &temperature,
+        ])
+    }
+
+    /// The key of arbitrary parts, each length-prefixed so no two lists collide.
+    pub fn from_parts<'a>(parts: impl IntoIterator<Item = &'a str>) -> CacheKey {
+        let mut hasher = Sha256::new();
+        for part in parts {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part.as_bytes());
+        }
+        let digest = hasher.finalize();
+        let mut hex = String::with_capacity(64);
+        for byte in digest {
+            hex.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
+            hex.push(char::from(b"0123456789abcdef"[usize::from(byte & 15)]));
+        }
+        CacheKey(hex)
+    }
+
+    /// The key as 64 hex digits.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for CacheKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CacheKey({})", &self.0[..12.min(self.0.len())])
+    }
+}
