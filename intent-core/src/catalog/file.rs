@@ -154,6 +154,11 @@ fn parse_error(
         .strip_prefix("intents[")
         .and_then(|rest| rest.split_once(']'))
         .and_then(|(index, rest)| Some((index.parse::<usize>().ok()?, rest)));
+    // The YAML parser writes the path before its message too.
+    let message = match message.strip_prefix(at).and_then(|m| m.strip_prefix(": ")) {
+        Some(rest) => rest.to_owned(),
+        None => message,
+    };
     let mut error = CatalogError::new(path, String::new()).with_line(line);
     let (place, message) = match inside {
         Some((index, rest)) => {
@@ -167,7 +172,7 @@ fn parse_error(
         None if at == "." || at.is_empty() => (String::new(), message),
         None => (at.to_owned(), message),
     };
-    if !place.is_empty() && !message.starts_with(&place) {
+    if !place.is_empty() {
         error.message.push_str(&format!("`{place}`: "));
     }
     error.message.push_str(&message);

@@ -35,7 +35,7 @@ enum Source {
 /// assert_eq!(catalog.names().collect::<Vec<_>>(), vec!["summary"]);
 ///
 /// let broken = Catalog::parse("inline.yaml", "intents:\n  - name: x\n    shape: string\n").unwrap_err();
-/// assert_eq!(broken.to_string(), "inline.yaml:2: intent `x`: `intents[0]`: missing field `intent`");
+/// assert_eq!(broken.to_string(), "inline.yaml:2: intent `x`: missing field `intent`");
 /// ```
 #[derive(Debug)]
 pub struct Catalog {
