@@ -509,3 +509,17 @@ fn reload_reads_the_files_again_and_keeps_the_old_catalog_on_an_error() {
     );
     assert_eq!(catalog.get("count").unwrap().intent(), "Count the vowels.");
 }
+
+#[test]
+fn an_example_that_does_not_read_as_the_type_is_refused_on_the_first_check() {
+    let catalog = Catalog::parse(
+        "lines.yaml",
+        "intents:\n  - name: line\n    intent: Extract the order line.\n    shape: OrderLine\n    examples:\n      - input: minus three of A-1\n        output: '{\"value\": {\"sku\": \"A-1\", \"quantity\": -3}}'\n",
+    )
+    .unwrap();
+    let error = catalog.check::<OrderLine>("line").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "lines.yaml:2: intent `line`: example 1: the output does not read as `OrderLine` at `quantity`: invalid value: integer `-3`, expected u32"
+    );
+}

@@ -106,6 +106,7 @@ pub(crate) fn parse(path: &Path, text: String, format: Format) -> Result<ParsedF
             "the file is empty; write a mapping with an `intents` list",
         ));
     }
+    check_syntax(path, &text, format)?;
     let parsed: Result<RawFile, (String, Option<usize>, String)> = match format {
         Format::Json => {
             let mut de = serde_json::Deserializer::from_str(&text);
@@ -140,6 +141,41 @@ pub(crate) fn parse(path: &Path, text: String, format: Format) -> Result<ParsedF
     }
 }
 
+/// Refuses text that is not YAML or JSON at all, or whose top level is not a mapping, before it
+/// is read as intents (so that such errors are not reported as a member's).
+fn check_syntax(path: &Path, text: &str, format: Format) -> Result<(), CatalogError> {
+    let (language, mapping) = match format {
+        Format::Json => match serde_json::from_str::<Value>(text) {
+            Ok(value) => ("JSON", value.is_object()),
+            Err(e) => {
+                return Err(CatalogError::new(
+                    path,
+                    format!("the file is not valid JSON: {}", strip_location(&e.to_string())),
+                )
+                .with_line(Some(e.line()).filter(|l| *l > 0)))
+            }
+        },
+        Format::Yaml => match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) {
+            Ok(value) => ("YAML", value.is_mapping()),
+            Err(e) => {
+                return Err(CatalogError::new(
+                    path,
+                    format!("the file is not valid YAML: {}", strip_location(&e.to_string())),
+                )
+                .with_line(e.location().map(|l| l.line())))
+            }
+        },
+    };
+    if mapping {
+        Ok(())
+    } else {
+        Err(CatalogError::new(
+            path,
+            format!("the file's {language} must be a mapping with one key, `intents`, holding the list of intents"),
+        ))
+    }
+}
+
 /// A parse error, naming the intent when the error is inside one.
 fn parse_error(
     path: &Path,
@@ -149,16 +185,22 @@ fn parse_error(
     line: Option<usize>,
     message: String,
 ) -> CatalogError {
+    // The YAML parser writes (part of) the path before its message too.
+    let message = match message.split_once(": ") {
+        Some((prefix, rest)) if !prefix.is_empty() && at.starts_with(prefix) => rest.to_owned(),
+        _ => message,
+    };
+    // An unknown key is the last step of the path, and the message names it.
+    let at = match at.rsplit_once('.') {
+        Some((parent, last)) if message.starts_with(&format!("unknown field `{last}`")) => parent,
+        None if message.starts_with(&format!("unknown field `{at}`")) => "",
+        _ => at,
+    };
     // `intents[2].rules.qty` -> intent 2, `rules.qty` inside it.
     let inside = at
         .strip_prefix("intents[")
         .and_then(|rest| rest.split_once(']'))
         .and_then(|(index, rest)| Some((index.parse::<usize>().ok()?, rest)));
-    // The YAML parser writes the path before its message too.
-    let message = match message.strip_prefix(at).and_then(|m| m.strip_prefix(": ")) {
-        Some(rest) => rest.to_owned(),
-        None => message,
-    };
     let mut error = CatalogError::new(path, String::new()).with_line(line);
     let (place, message) = match inside {
         Some((index, rest)) => {
@@ -195,9 +237,11 @@ fn intent_name(text: &str, format: Format, index: usize) -> Option<String> {
 
 /// Removes the parser's own ` at line L column C` (the line is reported on its own).
 fn strip_location(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(at) if message[at..].contains(" column ") => message[..at].to_owned(),
-        _ => message.to_owned(),
+    static LOCATION: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r" at line \d+ column \d+").ok());
+    match &*LOCATION {
+        Some(location) => location.replace_all(message, "").into_owned(),
+        None => message.to_owned(),
     }
 }
 
@@ -251,13 +295,16 @@ fn declares_name(line: &str, name: &str) -> bool {
     let Some(value) = name_value(line) else {
         return false;
     };
-    let value = value.split(" #").next().unwrap_or(value).trim();
-    let unquoted = value
-        .strip_prefix('"')
-        .and_then(|v| v.strip_suffix('"'))
-        .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-        .unwrap_or(value);
-    unquoted == name
+    let quoted = |quote: char| {
+        value
+            .strip_prefix(quote)
+            .and_then(|rest| rest.split_once(quote))
+            .map(|(inside, _)| inside)
+    };
+    match quoted('"').or_else(|| quoted('\'')) {
+        Some(inside) => inside == name,
+        None => value.split(" #").next().unwrap_or(value).trim() == name,
+    }
 }
 
 #[cfg(test)]
@@ -270,8 +317,9 @@ mod tests {
         assert_eq!(line_of_intent(yaml, "b"), Some(4));
         assert_eq!(nth_line_in_intent(yaml, "b", "qty", 0), Some(6));
         assert_eq!(nth_line_in_intent(yaml, "a", "qty", 0), Some(2));
-        let json = "{\"intents\": [\n  {\"name\": \"a\",\n   \"intent\": \"x\"}\n]}";
+        let json = "{\"intents\": [\n  {\"name\": \"a\",\n   \"intent\": \"x\"},\n  {\"name\": \"b\", \"intent\": \"y\"}\n]}";
         assert_eq!(line_of_intent(json, "a"), Some(2));
+        assert_eq!(line_of_intent(json, "b"), Some(4));
     }
 
     #[test]

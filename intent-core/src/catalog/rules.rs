@@ -43,8 +43,8 @@ impl MemberRule {
         let pattern = match &raw.pattern {
             Some(source) => Some(Pattern::new(source).map_err(|e| {
                 at(format!(
-                    "`pattern` is not a valid regular expression: {}",
-                    first_line(&e.to_string())
+                    "`pattern` is not a valid regular expression ({})",
+                    regex_reason(&e.to_string())
                 ))
             })?),
             None => None,
@@ -343,12 +343,11 @@ fn plural(n: u64, word: &str) -> String {
     }
 }
 
-fn first_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+/// The reason of a regex error, without the pattern and caret lines it is shown with.
+fn regex_reason(text: &str) -> String {
+    let last = text.lines().map(str::trim).filter(|l| !l.is_empty()).last();
+    let reason = last.unwrap_or(text);
+    reason.strip_prefix("error: ").unwrap_or(reason).to_owned()
 }
 
 #[cfg(test)]

@@ -36,11 +36,11 @@ impl SchemaShape {
             return Err("`shape` must be a type name or a JSON Schema object".to_owned());
         }
         let validator = jsonschema::validator_for(&schema).map_err(|e| {
-            let at = e.schema_path().as_str().to_owned();
-            if at.is_empty() || at == "/" {
+            let at = e.instance_path().as_str().to_owned();
+            if at.is_empty() {
                 format!("`shape` is not a valid JSON Schema: {e}")
             } else {
-                format!("`shape` is not a valid JSON Schema: {e} (at {at})")
+                format!("`shape` is not a valid JSON Schema: at {at}: {e}")
             }
         })?;
         build_envelope_from_schema(&schema)
