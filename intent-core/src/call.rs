@@ -175,9 +175,9 @@ pub(crate) fn reply_json(info: &TypeInfo, text: &str) -> Result<Value, ResultIss
         )
     })?;
     Ok(match value {
-        Value::Object(mut map) if map.len() == 1 && map.contains_key(ENVELOPE_PROPERTY) => map
-            .shift_remove(ENVELOPE_PROPERTY)
-            .unwrap_or(Value::Null),
+        Value::Object(mut map) if map.len() == 1 && map.contains_key(ENVELOPE_PROPERTY) => {
+            map.shift_remove(ENVELOPE_PROPERTY).unwrap_or(Value::Null)
+        }
         other => other,
     })
 }

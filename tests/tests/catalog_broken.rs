@@ -6,7 +6,9 @@ use intent_core::catalog::Catalog;
 use intent_core::IntentError;
 
 fn broken(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("catalogs/broken").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("catalogs/broken")
+        .join(name)
 }
 
 /// The error of loading `name`, as (file name, intent, line, message).
@@ -28,7 +30,12 @@ fn load_error(name: &str) -> (String, Option<String>, Option<usize>, String) {
     }
 }
 
-type Expected = (&'static str, Option<&'static str>, Option<usize>, &'static str);
+type Expected = (
+    &'static str,
+    Option<&'static str>,
+    Option<usize>,
+    &'static str,
+);
 
 /// Each broken file (or folder) and the exact error it loads with: file, intent, line, message.
 const BROKEN: &[Expected] = &[
@@ -70,7 +77,9 @@ fn every_broken_file_is_refused_with_its_exact_error() {
         );
         let actual = load_error(name);
         if actual != expected {
-            wrong.push(format!("{name}:\n  expected {expected:?}\n  got      {actual:?}"));
+            wrong.push(format!(
+                "{name}:\n  expected {expected:?}\n  got      {actual:?}"
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -120,7 +129,9 @@ fn the_error_reads_like_a_compilers() {
 #[test]
 fn a_missing_path_and_an_empty_folder_are_refused() {
     let missing = Catalog::load(broken("no_such_file.yaml")).unwrap_err();
-    assert!(missing.to_string().ends_with("no_such_file.yaml: no such file or folder"));
+    assert!(missing
+        .to_string()
+        .ends_with("no_such_file.yaml: no such file or folder"));
     let empty = tempfile::tempdir().unwrap();
     std::fs::write(empty.path().join("notes.txt"), "not an intent file").unwrap();
     let error = Catalog::load(empty.path()).unwrap_err();

@@ -17,12 +17,15 @@ fn sample() -> Catalog {
     Catalog::load(sample_dir()).expect("the sample catalog loads")
 }
 
+/// A member: its wire name and how its type registers its shape.
+type Member = (&'static str, fn(&mut ShapeGraph) -> NodeId);
+
 /// Registers a struct the way `#[derive(Intent)]` does: named once, members by wire name.
 fn struct_shape(
     graph: &mut ShapeGraph,
     key: &'static str,
     name: &'static str,
-    members: &[(&'static str, fn(&mut ShapeGraph) -> NodeId)],
+    members: &[Member],
 ) -> NodeId {
     graph.named(key, |graph, _| {
         let fields = members
@@ -143,7 +146,9 @@ fn loads_a_folder_of_yaml_and_json_files_with_both_kinds_of_shape() {
     for name in ["purchase-request", "invoice"] {
         assert!(catalog.get(name).is_some());
     }
-    catalog.check::<PurchaseRequest>("purchase-request").unwrap();
+    catalog
+        .check::<PurchaseRequest>("purchase-request")
+        .unwrap();
     catalog.check::<Vec<OrderLine>>("order-lines").unwrap();
     catalog.check::<String>("reply-summary").unwrap();
     catalog.check::<f64>("sentiment-score").unwrap();
@@ -448,7 +453,11 @@ impl Intent for Counted {
             graph,
             std::any::type_name::<Self>(),
             "PurchaseRequest",
-            &[("sku", u32::shape), ("quantity", u32::shape), ("contact", String::shape)],
+            &[
+                ("sku", u32::shape),
+                ("quantity", u32::shape),
+                ("contact", String::shape),
+            ],
         )
     }
 }

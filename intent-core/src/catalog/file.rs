@@ -150,7 +150,10 @@ fn check_syntax(path: &Path, text: &str, format: Format) -> Result<(), CatalogEr
             Err(e) => {
                 return Err(CatalogError::new(
                     path,
-                    format!("the file is not valid JSON: {}", strip_location(&e.to_string())),
+                    format!(
+                        "the file is not valid JSON: {}",
+                        strip_location(&e.to_string())
+                    ),
                 )
                 .with_line(Some(e.line()).filter(|l| *l > 0)))
             }
@@ -160,7 +163,10 @@ fn check_syntax(path: &Path, text: &str, format: Format) -> Result<(), CatalogEr
             Err(e) => {
                 return Err(CatalogError::new(
                     path,
-                    format!("the file is not valid YAML: {}", strip_location(&e.to_string())),
+                    format!(
+                        "the file is not valid YAML: {}",
+                        strip_location(&e.to_string())
+                    ),
                 )
                 .with_line(e.location().map(|l| l.line())))
             }
@@ -247,7 +253,9 @@ fn strip_location(message: &str) -> String {
 
 /// The 1-based line where the intent `name` is declared, found by its `name` key.
 pub(crate) fn line_of_intent(text: &str, name: &str) -> Option<usize> {
-    text.lines().position(|line| declares_name(line, name)).map(|i| i + 1)
+    text.lines()
+        .position(|line| declares_name(line, name))
+        .map(|i| i + 1)
 }
 
 /// The 1-based line of the `nth` (0-based) line at or after the intent's that contains `needle`,
@@ -313,7 +321,8 @@ mod tests {
 
     #[test]
     fn finds_the_line_of_an_intent_in_yaml_and_json() {
-        let yaml = "intents:\n  - name: a\n    intent: x\n  - name: \"b\"\n    rules:\n      qty: {}\n";
+        let yaml =
+            "intents:\n  - name: a\n    intent: x\n  - name: \"b\"\n    rules:\n      qty: {}\n";
         assert_eq!(line_of_intent(yaml, "b"), Some(4));
         assert_eq!(nth_line_in_intent(yaml, "b", "qty", 0), Some(6));
         assert_eq!(nth_line_in_intent(yaml, "a", "qty", 0), Some(2));

@@ -163,7 +163,11 @@ impl CatalogIntent {
         for (i, value) in self.example_values.iter().enumerate() {
             if let Err(e) = serde_path_to_error::deserialize::<_, T>(value.clone()) {
                 let at = e.path().to_string();
-                let at = if at == "." { String::new() } else { format!(" at `{at}`") };
+                let at = if at == "." {
+                    String::new()
+                } else {
+                    format!(" at `{at}`")
+                };
                 return Err(self.error(format!(
                     "example {}: the output does not read as `{label}`{at}: {}",
                     i + 1,
@@ -176,11 +180,19 @@ impl CatalogIntent {
 }
 
 /// Compiles and checks one intent as written in `path`, whose text is `text`.
-pub(crate) fn compile(path: &Path, text: &str, raw: RawIntent) -> Result<CatalogIntent, CatalogError> {
+pub(crate) fn compile(
+    path: &Path,
+    text: &str,
+    raw: RawIntent,
+) -> Result<CatalogIntent, CatalogError> {
     let name = raw.name.trim().to_owned();
     if name.is_empty() {
         let line = file::line_of_intent(text, &raw.name);
-        return Err(CatalogError::new(path, "an intent has an empty `name`; give every intent a name").with_line(line));
+        return Err(CatalogError::new(
+            path,
+            "an intent has an empty `name`; give every intent a name",
+        )
+        .with_line(line));
     }
     let line = file::line_of_intent(text, &name);
     let fail = |needle: Option<&str>, nth: usize, message: String| {
@@ -244,9 +256,8 @@ pub(crate) fn compile(path: &Path, text: &str, raw: RawIntent) -> Result<Catalog
     let mut examples = Vec::with_capacity(raw.examples.len());
     let mut example_values = Vec::with_capacity(raw.examples.len());
     for (i, RawExample { input, output }) in raw.examples.into_iter().enumerate() {
-        let fail_example = |message: String| {
-            fail(Some("output"), i, format!("example {}: {message}", i + 1))
-        };
+        let fail_example =
+            |message: String| fail(Some("output"), i, format!("example {}: {message}", i + 1));
         let input = as_text(input);
         let output = as_text(output);
         let value = example_value(&shape, &output).map_err(fail_example)?;

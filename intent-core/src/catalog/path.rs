@@ -104,9 +104,9 @@ impl RulePath {
             for (pointer, value) in current {
                 match (step, value) {
                     (Step::Member(name), Value::Object(map)) => {
-                        let found = map.get_key_value(name.as_str()).or_else(|| {
-                            map.iter().find(|(key, _)| key.eq_ignore_ascii_case(name))
-                        });
+                        let found = map
+                            .get_key_value(name.as_str())
+                            .or_else(|| map.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)));
                         if let Some((key, child)) = found {
                             next.push((join(&pointer, key), child));
                         }
@@ -192,7 +192,10 @@ mod tests {
         let reply = json!({"lines": [{"Quantity": 2}, {"quantity": null}, {"quantity": 5}], "a/b": {"x": 1}});
         let path = RulePath::parse("lines[].quantity").unwrap();
         let found: Vec<String> = path.select(&reply).into_iter().map(|(p, _)| p).collect();
-        assert_eq!(found, vec!["/value/lines/0/Quantity", "/value/lines/2/quantity"]);
+        assert_eq!(
+            found,
+            vec!["/value/lines/0/Quantity", "/value/lines/2/quantity"]
+        );
         let escaped = RulePath::parse("*.x").unwrap();
         assert_eq!(escaped.select(&reply)[0].0, "/value/a~1b/x");
     }

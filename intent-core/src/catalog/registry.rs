@@ -324,12 +324,8 @@ fn load_source(source: &Source) -> Result<IndexMap<String, CatalogIntent>, Catal
 }
 
 fn format_of(path: &Path) -> Result<Format, CatalogError> {
-    Format::of(path).ok_or_else(|| {
-        CatalogError::new(
-            path,
-            "an intent file must end in .json, .yaml or .yml",
-        )
-    })
+    Format::of(path)
+        .ok_or_else(|| CatalogError::new(path, "an intent file must end in .json, .yaml or .yml"))
 }
 
 fn add(

@@ -44,7 +44,11 @@ pub(crate) fn check_on_type(
                     format!(
                         "rule `{}`: {labels}{at} has no member `{name}`; its members are: {}",
                         rule.path,
-                        if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                        if known.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            known.join(", ")
+                        }
                     )
                 }
                 Step::Items => format!("rule `{}`: {labels}{at} is not a list", rule.path),
@@ -196,7 +200,9 @@ pub(crate) fn check_on_schema(schema: &Value, rule: &MemberRule) -> Result<(), S
         for node in &current {
             let child = match step {
                 Step::Member(name) => node.get("properties").and_then(|p| p.get(name.as_str())),
-                Step::Items => node.get("items").filter(|i| i.is_object() || i.is_boolean()),
+                Step::Items => node
+                    .get("items")
+                    .filter(|i| i.is_object() || i.is_boolean()),
                 Step::Values => node.get("additionalProperties").filter(|a| a.is_object()),
             };
             match child {
@@ -296,9 +302,19 @@ fn branches<'s>(root: &'s Value, node: &'s Value) -> Vec<&'s Value> {
 
 /// True when a schema node does not say what it is (no type, no members, no reference).
 fn is_open(node: &Value) -> bool {
-    ["type", "properties", "items", "$ref", "anyOf", "oneOf", "allOf", "enum", "const"]
-        .iter()
-        .all(|k| node.get(k).is_none())
+    [
+        "type",
+        "properties",
+        "items",
+        "$ref",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "enum",
+        "const",
+    ]
+    .iter()
+    .all(|k| node.get(k).is_none())
 }
 
 fn push_step(walked: &mut String, step: &Step) {

@@ -230,7 +230,10 @@ fn number_violations(rules: &Rules, v: f64, shown: &str, out: &mut Vec<String>) 
         out.push(format!("Must be at least {}; got {shown}.", number(min)));
     }
     if let Some(min) = rules.exclusive_minimum.filter(|min| v <= *min) {
-        out.push(format!("Must be greater than {}; got {shown}.", number(min)));
+        out.push(format!(
+            "Must be greater than {}; got {shown}.",
+            number(min)
+        ));
     }
     if let Some(max) = rules.maximum.filter(|max| v > *max) {
         out.push(format!("Must be at most {}; got {shown}.", number(max)));
@@ -242,7 +245,10 @@ fn number_violations(rules: &Rules, v: f64, shown: &str, out: &mut Vec<String>) 
         let quotient = v / step;
         let off = (quotient - quotient.round()).abs();
         if off > 1e-9 * quotient.abs().max(1.0) {
-            out.push(format!("Must be a multiple of {}; got {shown}.", number(step)));
+            out.push(format!(
+                "Must be a multiple of {}; got {shown}.",
+                number(step)
+            ));
         }
     }
 }
@@ -309,8 +315,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
         }
         _ => a == b,
@@ -345,7 +350,7 @@ fn plural(n: u64, word: &str) -> String {
 
 /// The reason of a regex error, without the pattern and caret lines it is shown with.
 fn regex_reason(text: &str) -> String {
-    let last = text.lines().map(str::trim).filter(|l| !l.is_empty()).last();
+    let last = text.lines().map(str::trim).rfind(|l| !l.is_empty());
     let reason = last.unwrap_or(text);
     reason.strip_prefix("error: ").unwrap_or(reason).to_owned()
 }

@@ -50,8 +50,7 @@ impl SchemaShape {
 
     /// Every way `value` (the reply's value) breaks the full schema, each at its pointer under `/value`.
     pub(crate) fn check(&self, value: &Value, out: &mut Vec<ResultIssue>) {
-        let mut count = 0usize;
-        for error in self.validator.iter_errors(value) {
+        for (count, error) in self.validator.iter_errors(value).enumerate() {
             if count == MAX_SCHEMA_ISSUES {
                 out.push(ResultIssue::new(
                     IssueKind::Shape,
@@ -59,7 +58,6 @@ impl SchemaShape {
                 ));
                 break;
             }
-            count += 1;
             let kind = match error.kind() {
                 ValidationErrorKind::Minimum { .. }
                 | ValidationErrorKind::Maximum { .. }
