@@ -63,6 +63,7 @@ impl<'a, T: Intent> AiCall<'a, T> {
     }
 
     /// A call that fails with `error` when awaited, sending nothing.
+    #[cfg_attr(not(feature = "catalog"), allow(dead_code))]
     pub(crate) fn refused(client: &'a IntentClient, error: IntentError) -> Self {
         AiCall {
             client,

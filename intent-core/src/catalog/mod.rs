@@ -26,35 +26,27 @@
 //! ```
 //! use intent_core::catalog::Catalog;
 //! use intent_core::prelude::*;
-//! use serde::Deserialize;
-//!
-//! /// A line of an order.
-//! #[derive(Debug, Deserialize, Intent)]
-//! struct OrderLine {
-//!     sku: String,
-//!     quantity: u32,
-//! }
 //!
 //! let catalog = Catalog::parse("orders.yaml", r#"
 //! intents:
-//!   - name: order-line
-//!     intent: Extract the order line.
-//!     shape: OrderLine
+//!   - name: skus
+//!     intent: List the SKUs the email orders.
+//!     shape: List<string>
 //!     rules:
-//!       quantity: { minimum: 1, maximum: 100 }
-//!       sku: { pattern: "^[A-Z]-\\d+$" }
+//!       $: { minItems: 1, maxItems: 10 }
+//!       "[]": { pattern: "^[A-Z]-\\d+$" }
 //! "#).unwrap();
 //!
 //! # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 //! # rt.block_on(async {
-//! let model = ScriptedProvider::new([
-//!     r#"{"value": {"sku": "A-1", "quantity": 400}}"#,
-//!     r#"{"value": {"sku": "A-1", "quantity": 40}}"#,
-//! ]);
+//! let model = ScriptedProvider::new([r#"{"value": ["A-1", "b2"]}"#, r#"{"value": ["A-1", "B-2"]}"#]);
 //! let client = IntentClient::new(model);
-//! let line = catalog.run::<OrderLine>(&client, "order-line", "40 of A-1").await;
-//! assert_eq!(line.value().unwrap().quantity, 40);
-//! assert_eq!(line.attempts()[0].issues[0].to_string(), "/value/quantity: Must be at most 100; got 400.");
+//! let skus = catalog.run::<Vec<String>>(&client, "skus", "4 of A-1, 2 of B-2").await;
+//! assert_eq!(skus.value().unwrap(), &vec!["A-1".to_owned(), "B-2".to_owned()]);
+//! assert_eq!(
+//!     skus.attempts()[0].issues[0].to_string(),
+//!     r#"/value/1: Must match the regular expression ^[A-Z]-\d+$; got "b2"."#
+//! );
 //! # });
 //! ```
 
