@@ -111,16 +111,17 @@ impl Limits {
     }
 }
 
+/// Reads a reply's text into the value, or returns every finding (sent back on the next attempt).
+pub(crate) type Verifier<'c, T> = dyn Fn(&str) -> Result<T, Vec<ResultIssue>> + Send + Sync + 'c;
+
 /// Everything an attempt needs that stays the same across attempts.
 struct Job<'c, 'a, T> {
     client: &'c IntentClient,
-    info: &'c TypeInfo,
     plan: &'c PromptPlan,
     input: &'c SerializedInput,
     intent: &'a str,
     options: &'c AiRequestOptions,
-    checks: &'c [Check<'a, T>],
-    json_checks: &'c [JsonCheck<'a>],
+    verify: &'c Verifier<'c, T>,
 }
 
 async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
@@ -152,21 +153,59 @@ async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
             )])
         }
     };
-    let limits = Limits::new(client, &options);
+    let verify = |text: &str| read_checked(&info, &checks, &json_checks, text);
+    run_plan(client, &plan, &input, intent, &options, &verify).await
+}
+
+/// Runs the attempts of a planned call whose replies `verify` reads: the loop of every call, and
+/// of each chunk of a collection call.
+pub(crate) async fn run_plan<T: Send>(
+    client: &IntentClient,
+    plan: &PromptPlan,
+    input: &SerializedInput,
+    intent: &str,
+    options: &AiRequestOptions,
+    verify: &Verifier<'_, T>,
+) -> AiResult<T> {
+    let limits = Limits::new(client, options);
     let job = Job {
         client,
-        info: &info,
-        plan: &plan,
-        input: &input,
+        plan,
+        input,
         intent,
-        options: &options,
-        checks: &checks,
-        json_checks: &json_checks,
+        options,
+        verify,
     };
     attempts(&job, &limits).await
 }
 
-async fn attempts<T: Intent + Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T> {
+/// Reads a reply into a `T` and runs the call's checks on it.
+fn read_checked<T: Intent>(
+    info: &TypeInfo,
+    checks: &[Check<'_, T>],
+    json_checks: &[JsonCheck<'_>],
+    text: &str,
+) -> Result<T, Vec<ResultIssue>> {
+    let value = read::read_reply::<T>(info, text)?;
+    let mut issues: Vec<ResultIssue> = checks
+        .iter()
+        .flat_map(|check| check(&value))
+        .map(|message| ResultIssue::new(IssueKind::Check, message))
+        .collect();
+    if !json_checks.is_empty() {
+        match crate::call::reply_json(info, text) {
+            Ok(json) => issues.extend(json_checks.iter().flat_map(|check| check(&json))),
+            Err(issue) => issues.push(issue),
+        }
+    }
+    if issues.is_empty() {
+        Ok(value)
+    } else {
+        Err(issues)
+    }
+}
+
+async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T> {
     let mut records: Vec<AttemptRecord> = Vec::new();
     let mut usage = Usage::default();
     let cache = job.client.cache().filter(|_| !job.options.no_cache);
@@ -355,36 +394,13 @@ async fn attempts<T: Intent + Send>(job: &Job<'_, '_, T>, limits: &Limits) -> Ai
 }
 
 /// Reads and checks one reply, recording its issues; the value when it read.
-fn verify<T: Intent>(
-    job: &Job<'_, '_, T>,
-    response: &AiResponse,
-    record: &mut AttemptRecord,
-) -> Option<T> {
+fn verify<T>(job: &Job<'_, '_, T>, response: &AiResponse, record: &mut AttemptRecord) -> Option<T> {
     if let Some(issue) = finish_issue(response, job.plan) {
         record.issues.push(issue);
         return None;
     }
-    match read::read_reply::<T>(job.info, &response.text) {
-        Ok(value) => {
-            for check in job.checks {
-                record.issues.extend(
-                    check(&value)
-                        .into_iter()
-                        .map(|message| ResultIssue::new(IssueKind::Check, message)),
-                );
-            }
-            if !job.json_checks.is_empty() {
-                match crate::call::reply_json(job.info, &response.text) {
-                    Ok(json) => {
-                        for check in job.json_checks {
-                            record.issues.extend(check(&json));
-                        }
-                    }
-                    Err(issue) => record.issues.push(issue),
-                }
-            }
-            Some(value)
-        }
+    match (job.verify)(&response.text) {
+        Ok(value) => Some(value),
         Err(issues) => {
             record.issues = issues;
             None

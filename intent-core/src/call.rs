@@ -117,7 +117,8 @@ impl<'a, T: Intent> AiCall<'a, T> {
     /// (`/value/lines/0/quantity`).
     ///
     /// A reply that the lenient reader accepted but that is not plain JSON (comments, trailing
-    /// commas) fails the attempt, since the check cannot see it.
+    /// commas) fails the attempt, since the check cannot see it; prose around the JSON and a code
+    /// fence are accepted.
     ///
     /// ```
     /// use intent_core::prelude::*;
@@ -169,12 +170,21 @@ pub(crate) fn reply_json(info: &TypeInfo, text: &str) -> Result<Value, ResultIss
         }
         None => trimmed,
     };
-    let value: Value = serde_json::from_str(body).map_err(|e| {
-        ResultIssue::new(
-            IssueKind::Parse,
-            format!("The reply must be plain JSON, with no comments, trailing commas or text around it, so its rules can be checked ({e}). Reply with one JSON object {{\"value\": ...}}."),
-        )
-    })?;
+    let value: Value = match serde_json::from_str(body) {
+        Ok(value) => value,
+        // Prose around the value: read from the first `{` or `[` to the last `}` or `]`.
+        Err(e) => body
+            .find(['{', '['])
+            .zip(body.rfind(['}', ']']))
+            .filter(|(start, end)| start < end)
+            .and_then(|(start, end)| serde_json::from_str(&body[start..=end]).ok())
+            .ok_or_else(|| {
+                ResultIssue::new(
+                    IssueKind::Parse,
+                    format!("The reply must be plain JSON, with no comments or trailing commas, so its rules can be checked ({e}). Reply with one JSON object {{\"value\": ...}}."),
+                )
+            })?,
+    };
     Ok(match value {
         Value::Object(mut map) if map.len() == 1 && map.contains_key(ENVELOPE_PROPERTY) => {
             map.shift_remove(ENVELOPE_PROPERTY).unwrap_or(Value::Null)

@@ -1,11 +1,24 @@
 //! Input serialization: what the model sees under `## Input (<label>)`.
 //!
-//! Strings pass through unchanged; `null` stays `null`; dates and times are written in ISO 8601 as
-//! their serde form (which loses nothing); `serde_json` values are written as their JSON text; every
-//! other value is compact JSON. The label describes the value's own structure, in the same C#-like
-//! notation as result types (`Email\n where Email { string from; string body }`), `string` for text
-//! and `JSON` for `serde_json` values. A serialized input longer than `max_input_chars` is refused:
-//! nothing is truncated.
+//! - A string passes through unchanged (so does `Some(string)`); `None` and `()` become `null`.
+//! - Dates and times are written in ISO 8601 in their serde form, which loses nothing and is the
+//!   same at the root as nested in a struct: a `NaiveDate` as `2026-03-04`, a `NaiveTime` as
+//!   `09:15:30.250` (chrono writes a fraction of a second in groups of three digits, where the
+//!   .NET form trims it to `09:15:30.25`; both are ISO 8601 and exact), a `DateTime<Utc>` as
+//!   `2026-10-11T14:05:06.789Z`. A date at the root is written without JSON quotes, like a string.
+//! - Other simple values at the root are written as their JSON text (`42`, `3.5`, `true`), except
+//!   an enum's unit variant and a `char`, written as their name or character without quotes, and a
+//!   float that is not finite, written `NaN`, `Infinity` or `-Infinity`.
+//! - `serde_json::Value`, `Map` and `RawValue` are written as their JSON text (a `Value::String`
+//!   keeps its quotes).
+//! - Everything else is compact JSON with serde's own names (`rename`, `rename_all`).
+//!
+//! The label describes the value's type in the same C#-like notation as result types
+//! (`Email\n where Email { string from; string body }`): `string` for text, `JSON` for `serde_json`
+//! values, `DateOnly (yyyy-MM-dd)` for a date, and the structure a derived (or hand-written)
+//! `Serialize` gives, read from the value (the first element stands for a list or map). A serialized
+//! input longer than `max_input_chars` characters is refused: nothing is truncated. The label is
+//! not counted.
 
 use serde::Serialize;
 
@@ -35,32 +48,38 @@ pub struct SerializedInput {
 }
 
 /// Serializes an input, refusing one longer than `max_chars` characters.
+///
+/// # Errors
+///
+/// [`IntentError::InputTooLong`] when the text has more than `max_chars` characters, and
+/// [`IntentError::InputSerialization`] when the value cannot be written as JSON (a map with keys
+/// that are not strings, a `Serialize` implementation that fails).
+///
+/// ```
+/// use chrono::NaiveDate;
+///
+/// let day = NaiveDate::from_ymd_opt(2026, 3, 4).unwrap();
+/// let input = intent_core::input::serialize(&day, 100).unwrap();
+/// assert_eq!((input.text.as_str(), input.label.as_str()), ("2026-03-04", "DateOnly (yyyy-MM-dd)"));
+///
+/// let input = intent_core::input::serialize(&vec![1u8, 2], 100).unwrap();
+/// assert_eq!((input.text.as_str(), input.label.as_str()), ("[1,2]", "List<byte>"));
+/// ```
 pub fn serialize<I: Serialize + ?Sized>(
     input: &I,
     max_chars: usize,
 ) -> Result<SerializedInput, IntentError> {
-    let type_name = std::any::type_name::<I>();
-    let serialized = if is_json_value(type_name) {
-        let text = serde_json::to_string(input)
-            .map_err(|e| IntentError::InputSerialization(e.to_string()))?;
-        SerializedInput {
-            text,
-            label: "JSON".to_owned(),
-        }
-    } else {
-        let probed = probe::probe(input)?;
-        let text = match probed.root_text {
-            Some(text) => text,
-            None => serde_json::to_string(input)
-                .map_err(|e| IntentError::InputSerialization(e.to_string()))?,
-        };
-        SerializedInput {
-            text,
-            label: probed.label,
-        }
+    let probed = probe::probe(input)?;
+    let text = match probed.root_text {
+        Some(text) => text,
+        None => serde_json::to_string(input)
+            .map_err(|e| IntentError::InputSerialization(e.to_string()))?,
     };
-    check_length(&serialized.text, max_chars)?;
-    Ok(serialized)
+    check_length(&text, max_chars)?;
+    Ok(SerializedInput {
+        text,
+        label: probed.label,
+    })
 }
 
 /// Refuses a text longer than `max_chars` characters.
@@ -76,13 +95,4 @@ pub(crate) fn check_length(text: &str, max_chars: usize) -> Result<(), IntentErr
         }
     }
     Ok(())
-}
-
-fn is_json_value(type_name: &str) -> bool {
-    let name = type_name.trim_start_matches('&');
-    name == "serde_json::value::Value"
-        || name.starts_with("serde_json::map::Map<")
-        || name == "serde_json::value::RawValue"
-        || name == "alloc::boxed::Box<serde_json::raw::RawValue>"
-        || name == "serde_json::raw::RawValue"
 }

@@ -47,6 +47,7 @@ mod send;
 
 pub mod cache;
 pub mod catalog;
+pub mod collections;
 pub mod input;
 pub mod prompt;
 pub mod provider;
@@ -58,6 +59,7 @@ pub use call::AiCall;
 #[cfg(feature = "catalog")]
 pub use catalog::Catalog;
 pub use client::{IntentClient, IntentClientBuilder};
+pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
 pub use intent::Intent;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};

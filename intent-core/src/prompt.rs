@@ -1,8 +1,44 @@
 //! The prompt: one system message and one user message per attempt.
 //!
-//! The user message has these sections, in order: `## Intent`, `## Input (<label>)`,
-//! `## Output requirements`, `## Examples` (when there are any) and, on retries,
-//! `## Previous attempt` and `## Problems with the previous attempt`.
+//! The system message is [`SYSTEM_PREAMBLE`], then the request's `system_instructions` after a
+//! blank line. The user message has these sections, in order, one blank line apart:
+//!
+//! ```text
+//! ## Intent
+//! <the trimmed intent>
+//!
+//! ## Input (<label>)
+//! <the serialized input>
+//!
+//! ## Output requirements
+//! <the contract: plain text, or the {"value": ...} envelope with the result's description>
+//! <for JSON-object mode: Use JSON types faithfully: ...>
+//! <the members' rules, when the result has any>
+//! Additional output requirements: <expected_output_description, when set>
+//!
+//! ## Examples                                  (only when there are examples)
+//! Example 1 input:
+//! <trimmed>
+//! Example 1 output:
+//! <trimmed>
+//!
+//! Example 2 input:
+//! ...
+//! Apply the same judgement and format to the input above.
+//!
+//! ## Previous attempt                          (retries only)
+//! <the previous raw output, cut at 6000 characters>
+//!
+//! ## Problems with the previous attempt        (retries only)
+//! - <one line per issue: its path, then its message>
+//! Produce a corrected response that fixes every listed problem while still satisfying the intent.
+//! ```
+//!
+//! A previous output longer than [`PREVIOUS_OUTPUT_LIMIT`] characters is cut there and followed by
+//! one line saying so (`[cut at 6000 of 7250 characters]`), so the model knows it sees only part;
+//! an empty one is shown as `(an empty reply)`. An issue message that spans lines is put on one.
+
+use std::fmt::Write;
 
 use serde_json::Value;
 
@@ -48,6 +84,30 @@ pub struct PromptPlan {
 }
 
 /// Plans a call: the response format and schema for the target, and the fixed part of the prompt.
+///
+/// `String` is asked for as plain text; a strict-compatible type with its strict envelope schema; a
+/// `serde_json::Value` with `options.output_schema` with that schema's envelope
+/// ([`build_envelope_from_schema`]); any other type in JSON-object mode, described in the prompt.
+///
+/// # Errors
+///
+/// [`IntentError::InvalidSchema`] when `options.output_schema` is malformed, or is set for a
+/// result type other than `serde_json::Value` (which has a schema of its own).
+///
+/// ```
+/// use intent_core::prompt;
+/// use intent_core::shape::TypeInfo;
+/// use intent_core::{AiRequestOptions, ResponseFormat};
+///
+/// let input = intent_core::input::serialize("Dana, 40 x A-1192", 1000).unwrap();
+/// let options = AiRequestOptions {
+///     output_schema: Some(serde_json::json!({"type": "object", "properties": {"sku": {"type": "string"}}})),
+///     ..AiRequestOptions::default()
+/// };
+/// let plan = prompt::plan(&TypeInfo::of::<serde_json::Value>(), &options, "Extract the SKU.", &input).unwrap();
+/// assert_eq!(plan.format(), ResponseFormat::JsonSchema);
+/// assert_eq!(plan.schema().unwrap()["properties"]["value"]["required"], serde_json::json!(["sku"]));
+/// ```
 pub fn plan(
     info: &TypeInfo,
     options: &AiRequestOptions,
@@ -132,15 +192,15 @@ pub fn plan(
         user.push_str(extra);
     }
     if !options.examples.is_empty() {
-        user.push_str("\n\n## Examples");
+        user.push_str("\n\n## Examples\n");
         for (i, example) in options.examples.iter().enumerate() {
             let n = i + 1;
             if i > 0 {
                 user.push('\n');
             }
-            user.push_str(&format!("\nExample {n} input:\n"));
+            let _ = writeln!(user, "Example {n} input:");
             user.push_str(example.input.trim());
-            user.push_str(&format!("\nExample {n} output:\n"));
+            let _ = writeln!(user, "\nExample {n} output:");
             user.push_str(example.output.trim());
             user.push('\n');
         }
@@ -161,6 +221,20 @@ pub fn plan(
 impl PromptPlan {
     /// The request for an attempt; `previous` is the attempt before it, whose raw output and issues
     /// are shown when it has issues.
+    ///
+    /// ```
+    /// use intent_core::prompt;
+    /// use intent_core::shape::TypeInfo;
+    /// use intent_core::{AiRequestOptions, AttemptRecord, IssueKind, ResultIssue};
+    ///
+    /// let input = intent_core::input::serialize("a, b, c", 1000).unwrap();
+    /// let plan = prompt::plan(&TypeInfo::of::<u32>(), &AiRequestOptions::default(), "Count.", &input).unwrap();
+    /// let mut previous = AttemptRecord::new(1);
+    /// previous.raw_output = "three".into();
+    /// previous.issues.push(ResultIssue::new(IssueKind::Parse, "Reply with JSON."));
+    /// let retry = plan.request(Some(&previous));
+    /// assert!(retry.user.contains("## Previous attempt\nthree\n\n## Problems with the previous attempt\n- Reply with JSON.\n"));
+    /// ```
     pub fn request(&self, previous: Option<&AttemptRecord>) -> AiRequest {
         let mut user = self.user.clone();
         if let Some(previous) = previous.filter(|p| !p.issues.is_empty()) {
@@ -203,10 +277,11 @@ fn append_retry(user: &mut String, previous: &AttemptRecord) {
         match raw.char_indices().nth(PREVIOUS_OUTPUT_LIMIT) {
             Some((cut, _)) => {
                 user.push_str(&raw[..cut]);
-                user.push_str(&format!(
-                    "\n[cut here: the previous output had {} characters]",
+                let _ = write!(
+                    user,
+                    "\n[cut at {PREVIOUS_OUTPUT_LIMIT} of {} characters]",
                     raw.chars().count()
-                ));
+                );
             }
             None => user.push_str(raw),
         }
@@ -214,7 +289,12 @@ fn append_retry(user: &mut String, previous: &AttemptRecord) {
     user.push_str("\n\n## Problems with the previous attempt");
     for issue in &previous.issues {
         user.push_str("\n- ");
-        user.push_str(&issue.to_string());
+        let line = issue.to_string();
+        if line.contains(['\n', '\r']) {
+            user.push_str(&line.split_whitespace().collect::<Vec<_>>().join(" "));
+        } else {
+            user.push_str(&line);
+        }
     }
     user.push_str("\nProduce a corrected response that fixes every listed problem while still satisfying the intent.");
 }

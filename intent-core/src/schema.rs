@@ -25,8 +25,9 @@ pub const REMOVED_KEYWORDS: &[&str] = &[
     "$schema",
 ];
 
-/// Deeper schemas are left as they are below this depth (no provider accepts them anyway).
-const MAX_DEPTH: usize = 256;
+/// The deepest JSON nesting a runtime schema may have, counting every object and array (the same
+/// limit `serde_json` applies when it parses text, so a schema read from JSON text always fits).
+pub const MAX_SCHEMA_DEPTH: usize = 128;
 
 /// Wraps a schema in the envelope: `{"type":"object","properties":{"value":inner},
 /// "required":["value"],"additionalProperties":false}`.
@@ -52,9 +53,15 @@ pub fn envelope(inner: Value) -> Value {
 /// Removes the keywords in [`REMOVED_KEYWORDS`]; for every object with `properties` (a schema whose
 /// `type` is or includes `"object"`, or that has `properties` and no `type`) sets
 /// `additionalProperties: false` and lists every property in `required`; recurses into
-/// `properties`, `items`, `anyOf`, `allOf`, `oneOf`, and each named schema of `$defs` and
-/// `definitions`. Only schema positions are edited: a *property named* `pattern` keeps its name, and
-/// an object without `properties` (a map) keeps its own `additionalProperties`. Idempotent.
+/// `properties`, `items` (one schema or an array of them), `anyOf`, `allOf`, `oneOf`, and each named
+/// schema of `$defs` and `definitions`.
+///
+/// Only schema positions are edited: a *property named* `pattern`, `format` or `minimum` keeps its
+/// name, and an object without `properties` (a map) keeps its own `additionalProperties` schema,
+/// which is not entered. A property's type is never widened: a property the schema did not require
+/// becomes required with its own type, so declare it nullable (`"type": ["string", "null"]`) when
+/// the model may answer that there is none. Idempotent; values that are not schemas (a number, a
+/// malformed keyword) are left as they are. The walk uses no recursion, so any depth is safe.
 ///
 /// ```
 /// use serde_json::json;
@@ -72,74 +79,94 @@ pub fn envelope(inner: Value) -> Value {
 /// }));
 /// ```
 pub fn make_strict(schema: &mut Value) {
-    strict_at(schema, 0);
+    let mut stack: Vec<&mut Value> = vec![schema];
+    while let Some(node) = stack.pop() {
+        let Value::Object(map) = node else {
+            continue;
+        };
+        for keyword in REMOVED_KEYWORDS {
+            map.shift_remove(*keyword);
+        }
+        if describes_object(map) {
+            if let Some(Value::Object(properties)) = map.get("properties") {
+                let required: Vec<Value> =
+                    properties.keys().map(|k| Value::from(k.as_str())).collect();
+                map.insert("additionalProperties".into(), Value::Bool(false));
+                map.insert("required".into(), Value::Array(required));
+            }
+        }
+        for (key, child) in map.iter_mut() {
+            match (key.as_str(), child) {
+                ("properties" | "$defs" | "definitions", Value::Object(named)) => {
+                    stack.extend(named.values_mut());
+                }
+                ("items" | "anyOf" | "allOf" | "oneOf", Value::Array(list)) => {
+                    stack.extend(list.iter_mut());
+                }
+                ("items", item @ Value::Object(_)) => stack.push(item),
+                _ => {}
+            }
+        }
+    }
 }
 
-fn strict_at(schema: &mut Value, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let Value::Object(map) = schema else {
-        return;
-    };
-    for keyword in REMOVED_KEYWORDS {
-        map.shift_remove(*keyword);
-    }
-    let typed_object = match map.get("type") {
+/// True for a schema whose `type` is or includes `"object"`, or that has no `type`.
+fn describes_object(map: &Map<String, Value>) -> bool {
+    match map.get("type") {
         Some(Value::String(t)) => t == "object",
         Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
         None => true,
         Some(_) => false,
-    };
-    if typed_object {
-        if let Some(Value::Object(properties)) = map.get("properties") {
-            let required: Vec<Value> = properties.keys().map(|k| Value::from(k.as_str())).collect();
-            map.insert("additionalProperties".into(), Value::Bool(false));
-            map.insert("required".into(), Value::Array(required));
-        }
-    }
-    if let Some(Value::Object(properties)) = map.get_mut("properties") {
-        for property in properties.values_mut() {
-            strict_at(property, depth + 1);
-        }
-    }
-    match map.get_mut("items") {
-        Some(Value::Array(items)) => items.iter_mut().for_each(|s| strict_at(s, depth + 1)),
-        Some(items) => strict_at(items, depth + 1),
-        None => {}
-    }
-    for keyword in ["anyOf", "allOf", "oneOf"] {
-        if let Some(Value::Array(options)) = map.get_mut(keyword) {
-            options.iter_mut().for_each(|s| strict_at(s, depth + 1));
-        }
-    }
-    for keyword in ["$defs", "definitions"] {
-        if let Some(Value::Object(named)) = map.get_mut(keyword) {
-            named.values_mut().for_each(|s| strict_at(s, depth + 1));
-        }
     }
 }
 
 /// Builds the strict envelope for a JSON schema chosen at run time.
 ///
-/// Works on a copy (the caller's schema is untouched): drops `$schema`, `$id` and `$anchor` from the
-/// root, moves the root's `$defs` and `definitions` to the envelope's root, rewrites root-relative
-/// `$ref`s so they reach the same schema from the envelope (`#` becomes `#/properties/value`,
-/// `#/$defs/..` and `#/definitions/..` stay, any other `#/..` is prefixed with
-/// `#/properties/value`, external references stay), then runs [`make_strict`] over the whole
-/// envelope.
+/// Works on a deep copy, so the caller's schema is untouched:
+/// - `$schema`, `$id` and `$anchor` are dropped from the root (the copy is no longer a document root);
+/// - the root's `$defs` and `definitions` move to the envelope's root, beside `properties`;
+/// - every root-relative `$ref` is rewritten to reach the same schema from the envelope:
+///
+///   | `$ref` in the schema | in the envelope |
+///   |---|---|
+///   | `#` | `#/properties/value` |
+///   | `#/$defs/..`, `#/definitions/..` | unchanged (the definitions are at the envelope's root) |
+///   | any other `#/..` | prefixed: `#/properties/total` becomes `#/properties/value/properties/total` |
+///   | external (not starting with `#`), or `#name` (an anchor) | unchanged |
+///
+///   References inside a nested schema that declares its own `$id` are relative to that schema,
+///   which moves as a whole, so they stay unchanged;
+/// - the copy becomes the envelope's `value` property and [`make_strict`] runs over the whole
+///   envelope, hoisted definitions included.
+///
+/// # Errors
+///
+/// [`IntentError::InvalidSchema`], with the JSON pointer of the fault, when the schema is not a JSON
+/// object; when a schema position holds something other than an object or a boolean; when `$ref`
+/// is not a string, `type` is not a string or an array of strings, `required` is not an array of
+/// strings, `enum` is not an array, `properties`, `$defs`, `definitions` (and the other maps of
+/// named schemas) are not objects, or `anyOf`, `allOf`, `oneOf`, `prefixItems` are not arrays; and
+/// when the schema is nested deeper than [`MAX_SCHEMA_DEPTH`].
 ///
 /// ```
 /// use serde_json::json;
 ///
-/// let schema = json!({"type": "object", "properties": {"sku": {"type": "string"}}});
+/// let schema = json!({
+///     "$schema": "https://json-schema.org/draft/2020-12/schema",
+///     "type": "object",
+///     "properties": {"sku": {"type": "string", "pattern": "^[A-Z]"}, "line": {"$ref": "#/$defs/line"}},
+///     "$defs": {"line": {"type": "object", "properties": {"next": {"$ref": "#/properties/sku"}}}}
+/// });
 /// let envelope = intent_core::schema::build_envelope_from_schema(&schema).unwrap();
-/// assert_eq!(envelope["properties"]["value"]["required"], json!(["sku"]));
+/// assert_eq!(envelope["properties"]["value"]["properties"]["sku"], json!({"type": "string"}));
+/// assert_eq!(envelope["properties"]["value"]["required"], json!(["sku", "line"]));
+/// assert_eq!(envelope["$defs"]["line"]["properties"]["next"]["$ref"], "#/properties/value/properties/sku");
+/// assert!(envelope["properties"]["value"].get("$defs").is_none());
 /// assert!(intent_core::schema::build_envelope_from_schema(&json!(42)).is_err());
 /// ```
 pub fn build_envelope_from_schema(schema: &Value) -> Result<Value, IntentError> {
-    let mut copy = match schema {
-        Value::Object(map) => map.clone(),
+    let root = match schema {
+        Value::Object(map) => map,
         Value::Bool(_) => {
             return Err(IntentError::InvalidSchema(
                 "the output schema is a boolean schema; give an object schema such as {\"type\": \"object\", \"properties\": {...}}".into(),
@@ -152,26 +179,41 @@ pub fn build_envelope_from_schema(schema: &Value) -> Result<Value, IntentError> 
             )))
         }
     };
+    // Checked before the copy, whose clone (like every `Value` clone and drop) recurses.
+    check_depth(schema)?;
+    let mut copy = root.clone();
     for keyword in ["$schema", "$id", "$anchor"] {
         copy.shift_remove(keyword);
     }
     let mut hoisted = Map::new();
     for keyword in ["$defs", "definitions"] {
         if let Some(defs) = copy.shift_remove(keyword) {
-            if !defs.is_object() {
-                return Err(IntentError::InvalidSchema(format!(
-                    "`{keyword}` at the schema's root must be an object of named schemas, not {}",
-                    kind_of(&defs)
-                )));
-            }
             hoisted.insert(keyword.to_owned(), defs);
         }
     }
     let mut value = Value::Object(copy);
-    rewrite_refs(&mut value, 0)?;
-    for defs in hoisted.values_mut() {
-        rewrite_refs(defs, 0)?;
+    let mut walk = vec![Visit {
+        node: &mut value,
+        path: String::new(),
+        rewrite: true,
+    }];
+    for (keyword, defs) in hoisted.iter_mut() {
+        let path = format!("/{keyword}");
+        let Value::Object(named) = defs else {
+            return Err(IntentError::InvalidSchema(format!(
+                "`{keyword}` at the schema's root must be an object of named schemas, not {}",
+                kind_of(defs)
+            )));
+        };
+        for (name, child) in named.iter_mut() {
+            walk.push(Visit {
+                path: child_path(&path, name),
+                node: child,
+                rewrite: true,
+            });
+        }
     }
+    check_and_rewrite(walk)?;
     let mut envelope = envelope(value);
     if let Value::Object(map) = &mut envelope {
         map.extend(hoisted);
@@ -180,62 +222,218 @@ pub fn build_envelope_from_schema(schema: &Value) -> Result<Value, IntentError> 
     Ok(envelope)
 }
 
-/// Rewrites every root-relative `$ref` (anywhere in the tree) for the schema's new place.
-fn rewrite_refs(node: &mut Value, depth: usize) -> Result<(), IntentError> {
-    if depth > MAX_DEPTH {
-        return Err(IntentError::InvalidSchema(format!(
-            "the output schema is nested deeper than {MAX_DEPTH} levels"
-        )));
+/// Refuses a value nested deeper than [`MAX_SCHEMA_DEPTH`], without recursion.
+fn check_depth(schema: &Value) -> Result<(), IntentError> {
+    let mut stack = vec![(schema, 1usize)];
+    while let Some((node, depth)) = stack.pop() {
+        let is_container = matches!(node, Value::Object(_) | Value::Array(_));
+        if is_container && depth > MAX_SCHEMA_DEPTH {
+            return Err(IntentError::InvalidSchema(format!(
+                "the output schema is nested more than {MAX_SCHEMA_DEPTH} levels deep (MAX_SCHEMA_DEPTH); no provider accepts such a schema"
+            )));
+        }
+        match node {
+            Value::Object(map) => stack.extend(map.values().map(|child| (child, depth + 1))),
+            Value::Array(items) => stack.extend(items.iter().map(|child| (child, depth + 1))),
+            _ => {}
+        }
     }
-    match node {
-        Value::Object(map) => {
-            if let Some(reference) = map.get_mut("$ref") {
-                match reference {
-                    Value::String(r) => {
-                        if let Some(rewritten) = rewrite_ref(r) {
-                            *r = rewritten;
-                        }
-                    }
-                    other => {
-                        return Err(IntentError::InvalidSchema(format!(
-                            "a `$ref` must be a string, not {}",
-                            kind_of(other)
-                        )))
+    Ok(())
+}
+
+/// A schema position still to check: the node, its JSON pointer in the caller's schema, and whether
+/// its root-relative `$ref`s are rewritten (not inside a nested schema with its own `$id`).
+struct Visit<'a> {
+    node: &'a mut Value,
+    path: String,
+    rewrite: bool,
+}
+
+/// Keywords whose value is one schema.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "additionalProperties",
+    "additionalItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+
+/// Keywords whose value is an object of named schemas.
+const NAMED_SCHEMA_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];
+
+/// Keywords whose value is an array of schemas.
+const SCHEMA_LIST_KEYWORDS: &[&str] = &["anyOf", "allOf", "oneOf", "prefixItems"];
+
+/// Checks every schema position and rewrites root-relative `$ref`s for the envelope.
+fn check_and_rewrite(mut stack: Vec<Visit<'_>>) -> Result<(), IntentError> {
+    while let Some(Visit {
+        node,
+        path,
+        rewrite,
+    }) = stack.pop()
+    {
+        let map = match node {
+            Value::Object(map) => map,
+            Value::Bool(_) => continue,
+            other => {
+                return Err(IntentError::InvalidSchema(format!(
+                    "{} must be a schema (a JSON object or a boolean), not {}",
+                    place(&path),
+                    kind_of(other)
+                )))
+            }
+        };
+        // A nested schema with its own `$id` is a resource of its own: its `#` pointers are
+        // relative to it, and it moves as a whole.
+        let rewrite = rewrite && (path.is_empty() || !map.contains_key("$id"));
+        check_keywords(map, &path)?;
+        for (key, child) in map.iter_mut() {
+            let key = key.as_str();
+            if key == "$ref" {
+                if let (true, Value::String(reference)) = (rewrite, &mut *child) {
+                    if let Some(rewritten) = rewrite_ref(reference) {
+                        *reference = rewritten;
                     }
                 }
-            }
-            for (key, child) in map.iter_mut() {
-                // `enum` and `const` hold data, not schemas: a `$ref` key inside them is data.
-                if key == "enum" || key == "const" || key == "examples" {
-                    continue;
+            } else if key == "items" {
+                match child {
+                    Value::Array(list) => push_list(&mut stack, list, &path, key, rewrite),
+                    item => stack.push(Visit {
+                        path: child_path(&path, key),
+                        node: item,
+                        rewrite,
+                    }),
                 }
-                rewrite_refs(child, depth + 1)?;
+            } else if SCHEMA_KEYWORDS.contains(&key) {
+                stack.push(Visit {
+                    path: child_path(&path, key),
+                    node: child,
+                    rewrite,
+                });
+            } else if NAMED_SCHEMA_KEYWORDS.contains(&key) {
+                if let Value::Object(named) = child {
+                    let base = child_path(&path, key);
+                    for (name, schema) in named.iter_mut() {
+                        stack.push(Visit {
+                            path: child_path(&base, name),
+                            node: schema,
+                            rewrite,
+                        });
+                    }
+                }
+            } else if SCHEMA_LIST_KEYWORDS.contains(&key) {
+                if let Value::Array(list) = child {
+                    push_list(&mut stack, list, &path, key, rewrite);
+                }
             }
         }
-        Value::Array(items) => {
-            for item in items {
-                rewrite_refs(item, depth + 1)?;
+    }
+    Ok(())
+}
+
+fn push_list<'a>(
+    stack: &mut Vec<Visit<'a>>,
+    list: &'a mut [Value],
+    path: &str,
+    key: &str,
+    rewrite: bool,
+) {
+    let base = child_path(path, key);
+    for (index, schema) in list.iter_mut().enumerate() {
+        stack.push(Visit {
+            path: format!("{base}/{index}"),
+            node: schema,
+            rewrite,
+        });
+    }
+}
+
+/// Refuses malformed keywords of one schema object.
+fn check_keywords(map: &Map<String, Value>, path: &str) -> Result<(), IntentError> {
+    let fault = |keyword: &str, expected: &str, found: &Value| {
+        Err(IntentError::InvalidSchema(format!(
+            "`{keyword}` at {} must be {expected}, not {}",
+            place(path),
+            kind_of(found)
+        )))
+    };
+    for (key, value) in map {
+        let key = key.as_str();
+        match (key, value) {
+            ("$ref", Value::String(_)) => {}
+            ("$ref", other) => return fault(key, "a string", other),
+            ("type", Value::String(_)) => {}
+            ("type", Value::Array(types)) if types.iter().all(Value::is_string) => {}
+            ("type", other) => return fault(key, "a string or an array of strings", other),
+            ("required", Value::Array(names)) if names.iter().all(Value::is_string) => {}
+            ("required", other) => return fault(key, "an array of property names", other),
+            ("enum", Value::Array(_)) => {}
+            ("enum", other) => return fault(key, "an array of values", other),
+            ("items", Value::Object(_) | Value::Bool(_) | Value::Array(_)) => {}
+            ("items", other) => return fault(key, "a schema or an array of schemas", other),
+            (_, Value::Object(_)) if NAMED_SCHEMA_KEYWORDS.contains(&key) => {}
+            (_, other) if NAMED_SCHEMA_KEYWORDS.contains(&key) => {
+                return fault(key, "an object of named schemas", other)
             }
+            (_, Value::Array(_)) if SCHEMA_LIST_KEYWORDS.contains(&key) => {}
+            (_, other) if SCHEMA_LIST_KEYWORDS.contains(&key) => {
+                return fault(key, "an array of schemas", other)
+            }
+            _ => {}
         }
-        _ => {}
     }
     Ok(())
 }
 
 /// The envelope-relative form of a root-relative reference, or `None` when it stays unchanged.
 fn rewrite_ref(reference: &str) -> Option<String> {
-    if reference == "#" || reference == "#/" {
+    if reference == "#" {
         return Some(format!("#/properties/{ENVELOPE_PROPERTY}"));
     }
     let rest = reference.strip_prefix("#/")?;
-    if rest == "$defs"
-        || rest == "definitions"
-        || rest.starts_with("$defs/")
-        || rest.starts_with("definitions/")
-    {
+    let hoisted = ["$defs", "definitions", "%24defs"]
+        .iter()
+        .any(|defs| rest == *defs || rest.strip_prefix(defs).is_some_and(|r| r.starts_with('/')));
+    if hoisted {
         return None;
     }
     Some(format!("#/properties/{ENVELOPE_PROPERTY}/{rest}"))
+}
+
+/// The JSON pointer of a member of the schema at `path`.
+fn child_path(path: &str, key: &str) -> String {
+    let mut out = String::with_capacity(path.len() + key.len() + 1);
+    out.push_str(path);
+    out.push('/');
+    for c in key.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Where a schema position is, for messages.
+fn place(path: &str) -> String {
+    if path.is_empty() {
+        "the schema's root".to_owned()
+    } else {
+        format!("`{path}`")
+    }
 }
 
 pub(crate) fn kind_of(value: &Value) -> &'static str {

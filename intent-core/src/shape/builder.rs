@@ -99,7 +99,7 @@ impl ShapeGraph {
     /// let first = graph.named("my::Tree", |graph, me| {
     ///     // a member of the type's own type resolves to `me`
     ///     assert_eq!(graph.named("my::Tree", |_, _| unreachable!()), me);
-    ///     Node::Struct(StructShape { name: "Tree".into(), doc: None, kind: StructKind::Unit })
+    ///     Node::Struct(StructShape { name: "Tree".into(), doc: None, kind: StructKind::Named(Vec::new()) })
     /// });
     /// assert_eq!(graph.label(first), "Tree");
     /// ```

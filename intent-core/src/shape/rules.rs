@@ -18,7 +18,6 @@ use regex::Regex;
 /// assert_eq!(rules.statements(), vec!["at least 1".to_owned(), "at most 80 characters".to_owned()]);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
-#[non_exhaustive]
 pub struct Rules {
     /// The smallest allowed number.
     pub minimum: Option<f64>,

@@ -1,0 +1,416 @@
+//! Verifying a chunk's reply: the count, the indexes and their order (`map_each`) or the keys
+//! (`map_values`), then each element read through the reader and checked on its own.
+//!
+//! Findings come in two forms: for the model, at paths in the chunk's reply (`/value/2/value/sku`),
+//! and per element, at paths in the whole collection (`/7/sku`, `/A-1/sku`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::call::Check;
+use crate::intent::Intent;
+use crate::read;
+use crate::result::{IssueKind, ResultIssue};
+use crate::schema::ENVELOPE_PROPERTY;
+use crate::shape::{TargetKind, TypeInfo};
+
+/// What a chunk's reply holds: the values per slot and the findings.
+pub(crate) struct Verdict<O> {
+    /// One per element of the chunk, in chunk order.
+    pub(crate) values: Vec<Option<O>>,
+    /// Findings for the model, at paths in the chunk's reply.
+    pub(crate) model_issues: Vec<ResultIssue>,
+    /// Findings per slot, at paths in the whole collection.
+    pub(crate) slot_issues: Vec<(usize, ResultIssue)>,
+}
+
+impl<O> Verdict<O> {
+    fn new(slots: usize) -> Self {
+        Verdict {
+            values: (0..slots).map(|_| None).collect(),
+            model_issues: Vec::new(),
+            slot_issues: Vec::new(),
+        }
+    }
+
+    fn failed(issues: Vec<ResultIssue>, slots: usize) -> Self {
+        Verdict {
+            model_issues: issues,
+            ..Verdict::new(slots)
+        }
+    }
+
+    /// Every value when the reply passed, or the findings for the model.
+    pub(crate) fn into_outcome(self) -> Result<Vec<O>, Vec<ResultIssue>> {
+        if self.model_issues.is_empty() && self.values.iter().all(Option::is_some) {
+            return Ok(self.values.into_iter().flatten().collect());
+        }
+        if self.model_issues.is_empty() {
+            return Err(vec![ResultIssue::at(
+                "/value",
+                IssueKind::Shape,
+                "Some elements have no value. Answer every input element.",
+            )]);
+        }
+        Err(self.model_issues)
+    }
+
+    fn element_issues(
+        &mut self,
+        slot: usize,
+        model_path: &str,
+        own_path: &str,
+        issues: Vec<ResultIssue>,
+    ) {
+        for issue in issues {
+            let sub = issue
+                .path
+                .as_deref()
+                .and_then(|p| p.strip_prefix("/value"))
+                .unwrap_or("")
+                .trim_end_matches(['/', '.']);
+            self.slot_issues.push((
+                slot,
+                ResultIssue::at(
+                    format!("{own_path}{sub}"),
+                    issue.kind,
+                    issue.message.clone(),
+                ),
+            ));
+            self.model_issues.push(ResultIssue::at(
+                format!("{model_path}{sub}"),
+                issue.kind,
+                issue.message,
+            ));
+        }
+    }
+}
+
+/// Reads one element's value into an `O` and runs the element checks on it.
+pub(crate) struct ElementReader<'c, O> {
+    info: Arc<TypeInfo>,
+    checks: &'c [Check<'c, O>],
+}
+
+impl<'c, O: Intent> ElementReader<'c, O> {
+    pub(crate) fn new(checks: &'c [Check<'c, O>]) -> Self {
+        ElementReader {
+            info: O::type_info(),
+            checks,
+        }
+    }
+
+    /// The value, or the findings at paths relative to the element (`/value/..`).
+    fn read(&self, value: &Value) -> Result<O, Vec<ResultIssue>> {
+        let read = if self.info.target() == TargetKind::Text {
+            match value {
+                Value::String(text) if !text.trim().is_empty() => {
+                    serde_json::from_value(Value::String(text.trim().to_owned())).map_err(|e| {
+                        vec![ResultIssue::at("/value", IssueKind::Shape, e.to_string())]
+                    })
+                }
+                _ => Err(vec![ResultIssue::at(
+                    "/value",
+                    IssueKind::Shape,
+                    "Must be a non-empty string.",
+                )]),
+            }
+        } else {
+            read::read_reply::<O>(&self.info, &format!("{{\"{ENVELOPE_PROPERTY}\":{value}}}"))
+        }?;
+        let issues: Vec<ResultIssue> = self
+            .checks
+            .iter()
+            .flat_map(|check| check(&read))
+            .map(|message| ResultIssue::at("/value", IssueKind::Check, message))
+            .collect();
+        if issues.is_empty() {
+            Ok(read)
+        } else {
+            Err(issues)
+        }
+    }
+}
+
+/// Parses a chunk's reply leniently into JSON, unwrapping the envelope.
+fn parse(reply: &str) -> Result<Value, Vec<ResultIssue>> {
+    read::read_reply::<Value>(&<Value as Intent>::type_info(), reply)
+}
+
+/// "N elements", with the right plural.
+fn elements(n: usize) -> String {
+    if n == 1 {
+        "1 element".to_owned()
+    } else {
+        format!("{n} elements")
+    }
+}
+
+/// Verifies a `map_each` chunk: a list of `{"index": i, "value": ..}` answering `indexes`, in order.
+pub(crate) fn verify_each<O: Intent>(
+    reader: &ElementReader<'_, O>,
+    reply: &str,
+    indexes: &[usize],
+) -> Verdict<O> {
+    let n = indexes.len();
+    let value = match parse(reply) {
+        Ok(value) => value,
+        Err(issues) => return Verdict::failed(issues, n),
+    };
+    let Value::Array(items) = value else {
+        return Verdict::failed(
+            vec![ResultIssue::at(
+                "/value",
+                IssueKind::Shape,
+                format!("Return a JSON array of exactly {}, each {{\"index\": <input index>, \"value\": <result>}}, one per input element, in the same order.", elements(n)),
+            )],
+            n,
+        );
+    };
+    let mut verdict = Verdict::new(n);
+    if items.len() != n {
+        verdict.model_issues.push(ResultIssue::at(
+            "/value",
+            IssueKind::Shape,
+            format!(
+                "Return exactly {}, one per input element, in the same order.",
+                elements(n)
+            ),
+        ));
+    }
+    let slot_of: HashMap<usize, usize> = indexes.iter().enumerate().map(|(s, &i)| (i, s)).collect();
+    let mut seen = vec![false; n];
+    for (position, item) in items.iter().enumerate() {
+        let path = format!("/value/{position}");
+        let Some(index) = item.get("index") else {
+            verdict.model_issues.push(ResultIssue::at(
+                &path,
+                IssueKind::Shape,
+                "Each element must be an object {\"index\": <input index>, \"value\": <result>}.",
+            ));
+            continue;
+        };
+        let Some(index) = index.as_u64().and_then(|i| usize::try_from(i).ok()) else {
+            verdict.model_issues.push(ResultIssue::at(
+                format!("{path}/index"),
+                IssueKind::Shape,
+                "The index must be the integer index of an input element.",
+            ));
+            continue;
+        };
+        let Some(&slot) = slot_of.get(&index) else {
+            verdict.model_issues.push(ResultIssue::at(
+                format!("{path}/index"),
+                IssueKind::Shape,
+                format!("Index {index} is not an index of this input; use the indexes given in the input."),
+            ));
+            continue;
+        };
+        if std::mem::replace(&mut seen[slot], true) {
+            verdict.model_issues.push(ResultIssue::at(
+                format!("{path}/index"),
+                IssueKind::Shape,
+                format!(
+                    "Index {index} appears more than once; return one element per input element."
+                ),
+            ));
+            verdict.values[slot] = None;
+            verdict.slot_issues.push((
+                slot,
+                ResultIssue::at(
+                    format!("/{index}"),
+                    IssueKind::Shape,
+                    "The reply answered this index more than once.",
+                ),
+            ));
+            continue;
+        }
+        if slot != position {
+            let expected = match indexes.get(position) {
+                Some(e) => format!("this position answers index {e}"),
+                None => format!("the input has only {}", elements(n)),
+            };
+            verdict.model_issues.push(ResultIssue::at(
+                format!("{path}/index"),
+                IssueKind::Shape,
+                format!("Index {index} is out of order: {expected}. Return the elements in the input's order."),
+            ));
+            verdict.slot_issues.push((
+                slot,
+                ResultIssue::at(
+                    format!("/{index}"),
+                    IssueKind::Shape,
+                    "The reply answered this index out of order.",
+                ),
+            ));
+            continue;
+        }
+        let Some(value) = item.get(ENVELOPE_PROPERTY) else {
+            verdict.model_issues.push(ResultIssue::at(
+                format!("{path}/value"),
+                IssueKind::Shape,
+                format!("The element for index {index} has no \"value\"."),
+            ));
+            verdict.slot_issues.push((
+                slot,
+                ResultIssue::at(
+                    format!("/{index}"),
+                    IssueKind::Shape,
+                    "The reply gave no value for this index.",
+                ),
+            ));
+            continue;
+        };
+        match reader.read(value) {
+            Ok(read) => verdict.values[slot] = Some(read),
+            Err(issues) => {
+                verdict.element_issues(slot, &format!("{path}/value"), &format!("/{index}"), issues)
+            }
+        }
+    }
+    let unanswered: Vec<usize> = (0..n).filter(|&s| !seen[s]).collect();
+    if !unanswered.is_empty() {
+        let list: Vec<String> = unanswered.iter().map(|&s| indexes[s].to_string()).collect();
+        verdict.model_issues.push(ResultIssue::at(
+            "/value",
+            IssueKind::Shape,
+            format!(
+                "No element answers the index{} {}.",
+                if list.len() == 1 { "" } else { "es" },
+                list.join(", ")
+            ),
+        ));
+        for slot in unanswered {
+            verdict.slot_issues.push((
+                slot,
+                ResultIssue::at(
+                    format!("/{}", indexes[slot]),
+                    IssueKind::Shape,
+                    "No element of the reply answers this index.",
+                ),
+            ));
+        }
+    }
+    verdict
+}
+
+/// Escapes a key for a JSON pointer (`~` as `~0`, `/` as `~1`).
+pub(crate) fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// A key as compared for a near miss: lower case, without white space.
+fn loose(key: &str) -> String {
+    key.chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Verifies a `map_values` chunk: one object with exactly `keys` as its members.
+pub(crate) fn verify_keyed<O: Intent>(
+    reader: &ElementReader<'_, O>,
+    reply: &str,
+    keys: &[&str],
+) -> Verdict<O> {
+    let n = keys.len();
+    let value = match parse(reply) {
+        Ok(value) => value,
+        Err(issues) => return Verdict::failed(issues, n),
+    };
+    let Value::Object(members) = value else {
+        return Verdict::failed(
+            vec![ResultIssue::at(
+                "/value",
+                IssueKind::Shape,
+                "Return one JSON object with one member per input key, named exactly as the key.",
+            )],
+            n,
+        );
+    };
+    let slot_of: HashMap<&str, usize> = keys.iter().enumerate().map(|(s, &k)| (k, s)).collect();
+    // Near misses are matched only to a key that no other input key resembles.
+    let mut loose_slot: HashMap<String, Option<usize>> = HashMap::with_capacity(n);
+    for (slot, key) in keys.iter().enumerate() {
+        loose_slot
+            .entry(loose(key))
+            .and_modify(|s| *s = None)
+            .or_insert(Some(slot));
+    }
+    let mut verdict = Verdict::new(n);
+    let mut answered = vec![false; n];
+    let mut respelled = vec![false; n];
+    for (key, value) in &members {
+        let model_path = format!("/value/{}", pointer_token(key));
+        if let Some(&slot) = slot_of.get(key.as_str()) {
+            answered[slot] = true;
+            match reader.read(value) {
+                Ok(read) => verdict.values[slot] = Some(read),
+                Err(issues) => verdict.element_issues(
+                    slot,
+                    &model_path,
+                    &format!("/{}", pointer_token(key)),
+                    issues,
+                ),
+            }
+            continue;
+        }
+        match loose_slot.get(&loose(key)).copied().flatten() {
+            Some(slot) if !members.contains_key(keys[slot]) => {
+                respelled[slot] = true;
+                verdict.model_issues.push(ResultIssue::at(
+                    model_path,
+                    IssueKind::Shape,
+                    format!(
+                        "The key \"{key}\" must be spelled exactly \"{}\", as in the input.",
+                        keys[slot]
+                    ),
+                ));
+                verdict.slot_issues.push((
+                    slot,
+                    ResultIssue::at(
+                        format!("/{}", pointer_token(keys[slot])),
+                        IssueKind::Shape,
+                        format!("The reply spelled this key \"{key}\"."),
+                    ),
+                ));
+            }
+            _ => verdict.model_issues.push(ResultIssue::at(
+                model_path,
+                IssueKind::Shape,
+                format!(
+                    "Unexpected key \"{key}\": answer only the input's keys, each exactly once."
+                ),
+            )),
+        }
+    }
+    let missing: Vec<usize> = (0..n).filter(|&s| !answered[s] && !respelled[s]).collect();
+    if !missing.is_empty() {
+        let list: Vec<String> = missing
+            .iter()
+            .map(|&s| format!("\"{}\"", keys[s]))
+            .collect();
+        verdict.model_issues.push(ResultIssue::at(
+            "/value",
+            IssueKind::Shape,
+            format!(
+                "Missing key{}: {}. Return one member for every input key, named exactly as in the input.",
+                if list.len() == 1 { "" } else { "s" },
+                list.join(", ")
+            ),
+        ));
+        for slot in missing {
+            verdict.slot_issues.push((
+                slot,
+                ResultIssue::at(
+                    format!("/{}", pointer_token(keys[slot])),
+                    IssueKind::Shape,
+                    "No member of the reply answers this key.",
+                ),
+            ));
+        }
+    }
+    verdict
+}
