@@ -186,17 +186,19 @@ fn read_checked<T: Intent>(
     json_checks: &[JsonCheck<'_>],
     text: &str,
 ) -> Result<T, Vec<ResultIssue>> {
-    let value = read::read_reply::<T>(info, text)?;
+    let (value, json) = if json_checks.is_empty() {
+        (read::read_reply::<T>(info, text)?, None)
+    } else {
+        let (value, json) = read::read_reply_json::<T>(info, text)?;
+        (value, Some(json))
+    };
     let mut issues: Vec<ResultIssue> = checks
         .iter()
         .flat_map(|check| check(&value))
         .map(|message| ResultIssue::new(IssueKind::Check, message))
         .collect();
-    if !json_checks.is_empty() {
-        match crate::call::reply_json(info, text) {
-            Ok(json) => issues.extend(json_checks.iter().flat_map(|check| check(&json))),
-            Err(issue) => issues.push(issue),
-        }
+    if let Some(json) = json {
+        issues.extend(json_checks.iter().flat_map(|check| check(&json)));
     }
     if issues.is_empty() {
         Ok(value)

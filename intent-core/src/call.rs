@@ -12,9 +12,7 @@ use crate::error::IntentError;
 use crate::input::{self, SerializedInput};
 use crate::intent::Intent;
 use crate::options::AiRequestOptions;
-use crate::result::{AiResult, IssueKind, ResultIssue};
-use crate::schema::ENVELOPE_PROPERTY;
-use crate::shape::{TargetKind, TypeInfo};
+use crate::result::{AiResult, ResultIssue};
 
 /// A check on the value: the messages of what is wrong, empty when it passes.
 pub(crate) type Check<'a, T> = Box<dyn Fn(&T) -> Vec<String> + Send + Sync + 'a>;
@@ -154,41 +152,4 @@ where
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(crate::attempt::run(self))
     }
-}
-
-/// The reply's value as JSON, for the JSON checks: the text itself for a text result, else the
-/// reply parsed (inside a code fence, when there is one) and taken out of its envelope.
-pub(crate) fn reply_json(info: &TypeInfo, text: &str) -> Result<Value, ResultIssue> {
-    let trimmed = text.trim();
-    if info.target() == TargetKind::Text {
-        return Ok(Value::String(trimmed.to_owned()));
-    }
-    let body = match trimmed.strip_prefix("```") {
-        Some(rest) => {
-            let rest = rest.split_once('\n').map_or(rest, |(_, body)| body);
-            rest.trim_end().strip_suffix("```").unwrap_or(rest).trim()
-        }
-        None => trimmed,
-    };
-    let value: Value = match serde_json::from_str(body) {
-        Ok(value) => value,
-        // Prose around the value: read from the first `{` or `[` to the last `}` or `]`.
-        Err(e) => body
-            .find(['{', '['])
-            .zip(body.rfind(['}', ']']))
-            .filter(|(start, end)| start < end)
-            .and_then(|(start, end)| serde_json::from_str(&body[start..=end]).ok())
-            .ok_or_else(|| {
-                ResultIssue::new(
-                    IssueKind::Parse,
-                    format!("The reply must be plain JSON, with no comments or trailing commas, so its rules can be checked ({e}). Reply with one JSON object {{\"value\": ...}}."),
-                )
-            })?,
-    };
-    Ok(match value {
-        Value::Object(mut map) if map.len() == 1 && map.contains_key(ENVELOPE_PROPERTY) => {
-            map.shift_remove(ENVELOPE_PROPERTY).unwrap_or(Value::Null)
-        }
-        other => other,
-    })
 }

@@ -221,6 +221,30 @@ async fn a_broken_file_rule_goes_back_to_the_model_and_the_retry_corrects_it() {
 }
 
 #[tokio::test]
+async fn file_rules_are_checked_on_a_loosely_written_reply_the_reader_accepts() {
+    let catalog = sample();
+    let model = ScriptedProvider::new([
+        // Comments, a trailing comma, a member name in another case and a number as a string.
+        "Here it is:\n```json\n{\"value\": {\"Contact\": \"Dana\", /* code */ \"sku\": \"A-1192\", \"quantity\": \"5000\",}}\n```",
+        r#"{"value": {"contact": "Dana", "sku": "A-1192", "quantity": 500}}"#,
+    ]);
+    let client = IntentClient::new(model);
+    let order = catalog
+        .run::<PurchaseRequest>(&client, "purchase-request", "Dana: 500 of A-1192")
+        .await;
+    assert_eq!(order.value().unwrap().quantity, 500);
+    let shown: Vec<String> = order.attempts()[0]
+        .issues
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        shown,
+        vec!["/value/quantity: Must be at most 1000; got 5000."]
+    );
+}
+
+#[tokio::test]
 async fn the_callers_require_runs_with_the_files_rules() {
     let catalog = sample();
     let model = ScriptedProvider::new([
