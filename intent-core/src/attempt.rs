@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use tracing::{field, Instrument};
 
 use crate::cache::{CacheKey, CachedReply};
-use crate::call::{AiCall, Check};
+use crate::call::{AiCall, Check, JsonCheck};
 use crate::client::IntentClient;
 use crate::input::SerializedInput;
 use crate::intent::Intent;
@@ -131,11 +131,16 @@ async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
         intent,
         options,
         checks,
+        json_checks,
     } = call;
     let input = match input {
         Ok(input) => input,
         Err(error) => {
-            return AiResult::failure(vec![ResultIssue::new(IssueKind::Input, error.to_string())])
+            let kind = match error {
+                crate::error::IntentError::Catalog(_) => IssueKind::Request,
+                _ => IssueKind::Input,
+            };
+            return AiResult::failure(vec![ResultIssue::new(kind, error.to_string())]);
         }
     };
     let info = T::type_info();
@@ -148,7 +153,7 @@ async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
             )])
         }
     };
-    let verify = |text: &str| read_checked(&info, &checks, text);
+    let verify = |text: &str| read_checked(&info, &checks, &json_checks, text);
     run_plan(client, &plan, &input, intent, &options, &verify).await
 }
 
@@ -178,14 +183,23 @@ pub(crate) async fn run_plan<T: Send>(
 fn read_checked<T: Intent>(
     info: &TypeInfo,
     checks: &[Check<'_, T>],
+    json_checks: &[JsonCheck<'_>],
     text: &str,
 ) -> Result<T, Vec<ResultIssue>> {
-    let value = read::read_reply::<T>(info, text)?;
-    let issues: Vec<ResultIssue> = checks
+    let (value, json) = if json_checks.is_empty() {
+        (read::read_reply::<T>(info, text)?, None)
+    } else {
+        let (value, json) = read::read_reply_json::<T>(info, text)?;
+        (value, Some(json))
+    };
+    let mut issues: Vec<ResultIssue> = checks
         .iter()
         .flat_map(|check| check(&value))
         .map(|message| ResultIssue::new(IssueKind::Check, message))
         .collect();
+    if let Some(json) = json {
+        issues.extend(json_checks.iter().flat_map(|check| check(&json)));
+    }
     if issues.is_empty() {
         Ok(value)
     } else {

@@ -5,16 +5,20 @@ use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::client::IntentClient;
 use crate::error::IntentError;
 use crate::input::{self, SerializedInput};
 use crate::intent::Intent;
 use crate::options::AiRequestOptions;
-use crate::result::AiResult;
+use crate::result::{AiResult, ResultIssue};
 
 /// A check on the value: the messages of what is wrong, empty when it passes.
 pub(crate) type Check<'a, T> = Box<dyn Fn(&T) -> Vec<String> + Send + Sync + 'a>;
+
+/// A check on the reply's JSON value: the issues found, each with its path.
+pub(crate) type JsonCheck<'a> = Box<dyn Fn(&Value) -> Vec<ResultIssue> + Send + Sync + 'a>;
 
 /// A call being prepared: `.options(..)`, `.require(..)`, `.validate(..)`, then `.await`.
 ///
@@ -26,6 +30,7 @@ pub struct AiCall<'a, T> {
     pub(crate) intent: &'a str,
     pub(crate) options: AiRequestOptions,
     pub(crate) checks: Vec<Check<'a, T>>,
+    pub(crate) json_checks: Vec<JsonCheck<'a>>,
 }
 
 impl<T> fmt::Debug for AiCall<'_, T> {
@@ -34,6 +39,7 @@ impl<T> fmt::Debug for AiCall<'_, T> {
             .field("intent", &self.intent)
             .field("options", &self.options)
             .field("checks", &self.checks.len())
+            .field("json_checks", &self.json_checks.len())
             .finish()
     }
 }
@@ -50,6 +56,20 @@ impl<'a, T: Intent> AiCall<'a, T> {
             intent,
             options: AiRequestOptions::default(),
             checks: Vec::new(),
+            json_checks: Vec::new(),
+        }
+    }
+
+    /// A call that fails with `error` when awaited, sending nothing.
+    #[cfg_attr(not(feature = "catalog"), allow(dead_code))]
+    pub(crate) fn refused(client: &'a IntentClient, error: IntentError) -> Self {
+        AiCall {
+            client,
+            input: Err(error),
+            intent: "",
+            options: AiRequestOptions::default(),
+            checks: Vec::new(),
+            json_checks: Vec::new(),
         }
     }
 
@@ -86,6 +106,38 @@ impl<'a, T: Intent> AiCall<'a, T> {
     /// Adds a validator: every message it returns is an issue that goes back to the model.
     pub fn validate(mut self, validator: impl Fn(&T) -> Vec<String> + Send + Sync + 'a) -> Self {
         self.checks.push(Box::new(validator));
+        self
+    }
+
+    /// Adds a check on the reply as JSON: the value inside the `{"value": ...}` envelope (the text
+    /// itself, as a JSON string, for a `String` result), once it has been read as a `T`. Each issue
+    /// it returns goes back to the model; give it a JSON pointer from the reply's root
+    /// (`/value/lines/0/quantity`).
+    ///
+    /// A reply that the lenient reader accepted but that is not plain JSON (comments, trailing
+    /// commas) fails the attempt, since the check cannot see it; prose around the JSON and a code
+    /// fence are accepted.
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    /// use intent_core::IssueKind;
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// # rt.block_on(async {
+    /// let client = IntentClient::new(ScriptedProvider::new([r#"{"value": [1, 2, 2]}"#, r#"{"value": [1, 2]}"#]));
+    /// let numbers = <Vec<u8>>::ai(&client, "1, 2", "List the numbers.")
+    ///     .validate_json(|json| match json.as_array() {
+    ///         Some(items) if items.len() > 2 => vec![ResultIssue::at("/value", IssueKind::Rule, "Return at most 2 numbers.")],
+    ///         _ => Vec::new(),
+    ///     })
+    ///     .await;
+    /// assert_eq!(numbers.value(), Some(&vec![1, 2]));
+    /// # });
+    /// ```
+    pub fn validate_json(
+        mut self,
+        check: impl Fn(&Value) -> Vec<ResultIssue> + Send + Sync + 'a,
+    ) -> Self {
+        self.json_checks.push(Box::new(check));
         self
     }
 }

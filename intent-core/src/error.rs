@@ -47,9 +47,9 @@ pub enum IntentError {
         /// The final issues of the call.
         issues: Vec<ResultIssue>,
     },
-    /// An intent catalog file is invalid.
+    /// An intent file is invalid, or a catalog intent was run with the wrong result type.
     #[error("{0}")]
-    Catalog(String),
+    Catalog(crate::catalog::CatalogError),
 }
 
 fn summary(issues: &[ResultIssue]) -> String {

@@ -46,6 +46,7 @@ mod result;
 mod send;
 
 pub mod cache;
+pub mod catalog;
 pub mod collections;
 pub mod input;
 pub mod prompt;
@@ -55,6 +56,8 @@ pub mod schema;
 pub mod shape;
 
 pub use call::AiCall;
+#[cfg(feature = "catalog")]
+pub use catalog::Catalog;
 pub use client::{IntentClient, IntentClientBuilder};
 pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;

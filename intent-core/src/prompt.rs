@@ -163,6 +163,13 @@ pub fn plan(
     user.push_str("\n\n## Output requirements\n");
     if format == ResponseFormat::Text {
         user.push_str("Plain text only: no JSON, no markdown, no preamble.");
+        if !options.rule_lines.is_empty() {
+            user.push_str("\nRules for the text:");
+            for rule in &options.rule_lines {
+                user.push('\n');
+                user.push_str(rule);
+            }
+        }
     } else {
         user.push_str("Reply with one JSON object {\"value\": <result>}, where <result> is ");
         user.push_str(&result_description);
@@ -170,7 +177,8 @@ pub fn plan(
             user.push('\n');
             user.push_str(JSON_TYPES_LINE);
         }
-        let rules = info.rule_lines();
+        let mut rules = info.rule_lines();
+        rules.extend(options.rule_lines.iter().cloned());
         if !rules.is_empty() {
             user.push_str("\nRules for members of <result>:");
             for rule in rules {

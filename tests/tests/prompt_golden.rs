@@ -33,9 +33,10 @@ impl Intent for PurchaseRequest {
             let count = u32::shape(graph);
             let day = <Option<NaiveDate>>::shape(graph);
             let mut quantity = Field::new("quantity", count);
-            let mut rules = Rules::default();
-            rules.minimum = Some(1.0);
-            quantity.rules = rules;
+            quantity.rules = Rules {
+                minimum: Some(1.0),
+                ..Rules::default()
+            };
             let mut deliver_by = Field::new("deliverBy", day);
             deliver_by.required = false;
             deliver_by.doc =

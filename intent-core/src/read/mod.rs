@@ -110,7 +110,39 @@ fn read_text<T: Intent>(text: &str) -> Result<T, Vec<ResultIssue>> {
         .map_err(|e| vec![ResultIssue::new(IssueKind::Shape, e.to_string())])
 }
 
+/// Reads a reply into a `T` and also returns the reply's value as normalized JSON (envelope
+/// removed, member and enum names in their wire spelling, numbers from strings read as numbers),
+/// for checks written over JSON, such as an intent file's rules. For a text result the JSON is the
+/// trimmed text as a string.
+///
+/// ```
+/// use intent_core::read::read_reply_json;
+/// use intent_core::Intent;
+///
+/// let info = <Vec<u8>>::type_info();
+/// let (read, json) = read_reply_json::<Vec<u8>>(&info, "{\"value\": [1, \"2\", /* three */ 3,]}").unwrap();
+/// assert_eq!(read, vec![1, 2, 3]);
+/// assert_eq!(json, serde_json::json!([1, 2, 3]));
+/// ```
+pub fn read_reply_json<T: Intent>(
+    info: &TypeInfo,
+    text: &str,
+) -> Result<(T, Value), Vec<ResultIssue>> {
+    if info.target() == TargetKind::Text {
+        let value = read_text(text)?;
+        return Ok((value, Value::String(text.trim().to_owned())));
+    }
+    let json = normalize(info, text.trim())?;
+    let value = deserialize(json.clone())?;
+    Ok((value, json))
+}
+
 fn read_lenient<T: Intent>(info: &TypeInfo, trimmed: &str) -> Result<T, Vec<ResultIssue>> {
+    deserialize(normalize(info, trimmed)?)
+}
+
+/// The reply's value, found, unwrapped from its envelope, verified and normalized.
+fn normalize(info: &TypeInfo, trimmed: &str) -> Result<Value, Vec<ResultIssue>> {
     if trimmed.is_empty() {
         return Err(vec![ResultIssue::new(
             IssueKind::Parse,
@@ -171,6 +203,11 @@ fn read_lenient<T: Intent>(info: &TypeInfo, trimmed: &str) -> Result<T, Vec<Resu
     if !issues.is_empty() {
         return Err(issues);
     }
+    Ok(value)
+}
+
+/// Deserializes a normalized value with serde, the final authority.
+fn deserialize<T: Intent>(value: Value) -> Result<T, Vec<ResultIssue>> {
     serde_path_to_error::deserialize(value).map_err(|error| {
         let mut pointer = String::from("/value");
         for segment in error.path() {

@@ -1,0 +1,341 @@
+//! Reading one intent file (YAML or JSON) into its raw intents, with the line of every parse error.
+
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::error::CatalogError;
+use super::rules::RawRules;
+
+/// The largest intent file read, in bytes.
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// An intent file's format, from its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
+    Json,
+    Yaml,
+}
+
+impl Format {
+    /// The format of a file named `path`, or `None` for another extension.
+    pub(crate) fn of(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "json" => Some(Format::Json),
+            "yaml" | "yml" => Some(Format::Yaml),
+            _ => None,
+        }
+    }
+}
+
+/// A whole intent file.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with one key, `intents`, holding the list of intents"
+)]
+pub(crate) struct RawFile {
+    pub(crate) intents: Vec<RawIntent>,
+}
+
+/// One intent as written.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "camelCase",
+    expecting = "an intent: a mapping with `name`, `intent`, `shape` and optional `rules`, `examples`, `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `model` and `provider`"
+)]
+pub(crate) struct RawIntent {
+    pub(crate) name: String,
+    pub(crate) intent: String,
+    pub(crate) shape: Value,
+    #[serde(default)]
+    pub(crate) rules: IndexMap<String, RawRules>,
+    #[serde(default)]
+    pub(crate) examples: Vec<RawExample>,
+    pub(crate) expected_output_description: Option<String>,
+    pub(crate) system_instructions: Option<String>,
+    pub(crate) max_output_tokens: Option<u32>,
+    pub(crate) model: Option<String>,
+    pub(crate) provider: Option<String>,
+}
+
+/// One example as written: text is taken as it is, anything else as compact JSON.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an example: a mapping with `input` and `output`"
+)]
+pub(crate) struct RawExample {
+    pub(crate) input: Value,
+    pub(crate) output: Value,
+}
+
+/// A parsed file, with its text kept for locating intents.
+pub(crate) struct ParsedFile {
+    pub(crate) text: String,
+    pub(crate) intents: Vec<RawIntent>,
+}
+
+/// Reads and parses `path`.
+pub(crate) fn read(path: &Path, format: Format) -> Result<ParsedFile, CatalogError> {
+    let size = std::fs::metadata(path)
+        .map_err(|e| CatalogError::new(path, format!("cannot be read: {e}")))?
+        .len();
+    if size > MAX_FILE_BYTES {
+        return Err(CatalogError::new(
+            path,
+            format!(
+                "the file has {size} bytes, more than the limit for an intent file ({MAX_FILE_BYTES} bytes, MAX_FILE_BYTES)"
+            ),
+        ));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CatalogError::new(path, format!("cannot be read as UTF-8 text: {e}")))?;
+    parse(path, text, format)
+}
+
+/// Parses the text of an intent file.
+pub(crate) fn parse(path: &Path, text: String, format: Format) -> Result<ParsedFile, CatalogError> {
+    if text.trim().is_empty() {
+        return Err(CatalogError::new(
+            path,
+            "the file is empty; write a mapping with an `intents` list",
+        ));
+    }
+    check_syntax(path, &text, format)?;
+    let parsed: Result<RawFile, (String, Option<usize>, String)> = match format {
+        Format::Json => {
+            let mut de = serde_json::Deserializer::from_str(&text);
+            let file: Result<RawFile, _> = serde_path_to_error::deserialize(&mut de);
+            match file {
+                Ok(file) => de.end().map(|()| file).map_err(|e| {
+                    let line = Some(e.line()).filter(|l| *l > 0);
+                    (String::new(), line, strip_location(&e.to_string()))
+                }),
+                Err(e) => {
+                    let line = Some(e.inner().line()).filter(|l| *l > 0);
+                    let message = strip_location(&e.inner().to_string());
+                    Err((e.path().to_string(), line, message))
+                }
+            }
+        }
+        Format::Yaml => {
+            let de = serde_yaml_ng::Deserializer::from_str(&text);
+            serde_path_to_error::deserialize(de).map_err(|e| {
+                let line = e.inner().location().map(|l| l.line());
+                let message = strip_location(&e.inner().to_string());
+                (e.path().to_string(), line, message)
+            })
+        }
+    };
+    match parsed {
+        Ok(file) => Ok(ParsedFile {
+            text,
+            intents: file.intents,
+        }),
+        Err((at, line, message)) => Err(parse_error(path, &text, format, &at, line, message)),
+    }
+}
+
+/// Refuses text that is not YAML or JSON at all, or whose top level is not a mapping, before it
+/// is read as intents (so that such errors are not reported as a member's).
+fn check_syntax(path: &Path, text: &str, format: Format) -> Result<(), CatalogError> {
+    let (language, mapping) = match format {
+        Format::Json => match serde_json::from_str::<Value>(text) {
+            Ok(value) => ("JSON", value.is_object()),
+            Err(e) => {
+                return Err(CatalogError::new(
+                    path,
+                    format!(
+                        "the file is not valid JSON: {}",
+                        strip_location(&e.to_string())
+                    ),
+                )
+                .with_line(Some(e.line()).filter(|l| *l > 0)))
+            }
+        },
+        Format::Yaml => match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) {
+            Ok(value) => ("YAML", value.is_mapping()),
+            Err(e) => {
+                return Err(CatalogError::new(
+                    path,
+                    format!(
+                        "the file is not valid YAML: {}",
+                        strip_location(&e.to_string())
+                    ),
+                )
+                .with_line(e.location().map(|l| l.line())))
+            }
+        },
+    };
+    if mapping {
+        Ok(())
+    } else {
+        Err(CatalogError::new(
+            path,
+            format!("the file's {language} must be a mapping with one key, `intents`, holding the list of intents"),
+        ))
+    }
+}
+
+/// A parse error, naming the intent when the error is inside one.
+fn parse_error(
+    path: &Path,
+    text: &str,
+    format: Format,
+    at: &str,
+    line: Option<usize>,
+    message: String,
+) -> CatalogError {
+    // The YAML parser writes (part of) the path before its message too.
+    let message = match message.split_once(": ") {
+        Some((prefix, rest)) if !prefix.is_empty() && at.starts_with(prefix) => rest.to_owned(),
+        _ => message,
+    };
+    // An unknown key is the last step of the path, and the message names it.
+    let at = match at.rsplit_once('.') {
+        Some((parent, last)) if message.starts_with(&format!("unknown field `{last}`")) => parent,
+        None if message.starts_with(&format!("unknown field `{at}`")) => "",
+        _ => at,
+    };
+    // `intents[2].rules.qty` -> intent 2, `rules.qty` inside it.
+    let inside = at
+        .strip_prefix("intents[")
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(index, rest)| Some((index.parse::<usize>().ok()?, rest)));
+    let mut error = CatalogError::new(path, String::new()).with_line(line);
+    let (place, message) = match inside {
+        Some((index, rest)) => {
+            if let Some(name) = intent_name(text, format, index) {
+                error = error.with_intent(name);
+            } else {
+                error.message = format!("intent {}: ", index + 1);
+            }
+            (rest.trim_start_matches('.').to_owned(), message)
+        }
+        None if at == "." || at.is_empty() => (String::new(), message),
+        None => (at.to_owned(), message),
+    };
+    if !place.is_empty() {
+        error.message.push_str(&format!("`{place}`: "));
+    }
+    error.message.push_str(&message);
+    error
+}
+
+/// The name of the `index`-th intent, read from the file as plain data (when it can be).
+fn intent_name(text: &str, format: Format, index: usize) -> Option<String> {
+    let value: Value = match format {
+        Format::Json => serde_json::from_str(text).ok()?,
+        Format::Yaml => serde_yaml_ng::from_str(text).ok()?,
+    };
+    value
+        .get("intents")?
+        .get(index)?
+        .get("name")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// Removes the parser's own ` at line L column C` (the line is reported on its own).
+fn strip_location(message: &str) -> String {
+    static LOCATION: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r" at line \d+ column \d+").ok());
+    match &*LOCATION {
+        Some(location) => location.replace_all(message, "").into_owned(),
+        None => message.to_owned(),
+    }
+}
+
+/// The 1-based line where the intent `name` is declared, found by its `name` key.
+pub(crate) fn line_of_intent(text: &str, name: &str) -> Option<usize> {
+    text.lines()
+        .position(|line| declares_name(line, name))
+        .map(|i| i + 1)
+}
+
+/// The 1-based line of the `nth` (0-based) line at or after the intent's that contains `needle`,
+/// before the next intent's declaration; the intent's own line when there is none.
+pub(crate) fn nth_line_in_intent(
+    text: &str,
+    name: &str,
+    needle: &str,
+    nth: usize,
+) -> Option<usize> {
+    let start = line_of_intent(text, name)?;
+    let mut seen = 0;
+    for (i, line) in text.lines().enumerate().skip(start - 1) {
+        if i + 1 > start && line_declares_any_name(line) {
+            break;
+        }
+        if line.contains(needle) {
+            if seen == nth {
+                return Some(i + 1);
+            }
+            seen += 1;
+        }
+    }
+    Some(start)
+}
+
+fn name_value(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    let line = line.strip_prefix('-').map_or(line, str::trim_start);
+    let line = line.strip_prefix('{').map_or(line, str::trim_start);
+    let rest = line
+        .strip_prefix("\"name\"")
+        .or_else(|| line.strip_prefix("'name'"))
+        .or_else(|| line.strip_prefix("name"))?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim();
+    let rest = rest.trim_end_matches(',').trim_end();
+    Some(rest)
+}
+
+fn line_declares_any_name(line: &str) -> bool {
+    name_value(line).is_some_and(|v| !v.is_empty())
+}
+
+fn declares_name(line: &str, name: &str) -> bool {
+    let Some(value) = name_value(line) else {
+        return false;
+    };
+    let quoted = |quote: char| {
+        value
+            .strip_prefix(quote)
+            .and_then(|rest| rest.split_once(quote))
+            .map(|(inside, _)| inside)
+    };
+    match quoted('"').or_else(|| quoted('\'')) {
+        Some(inside) => inside == name,
+        None => value.split(" #").next().unwrap_or(value).trim() == name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_line_of_an_intent_in_yaml_and_json() {
+        let yaml =
+            "intents:\n  - name: a\n    intent: x\n  - name: \"b\"\n    rules:\n      qty: {}\n";
+        assert_eq!(line_of_intent(yaml, "b"), Some(4));
+        assert_eq!(nth_line_in_intent(yaml, "b", "qty", 0), Some(6));
+        assert_eq!(nth_line_in_intent(yaml, "a", "qty", 0), Some(2));
+        let json = "{\"intents\": [\n  {\"name\": \"a\",\n   \"intent\": \"x\"},\n  {\"name\": \"b\", \"intent\": \"y\"}\n]}";
+        assert_eq!(line_of_intent(json, "a"), Some(2));
+        assert_eq!(line_of_intent(json, "b"), Some(4));
+    }
+
+    #[test]
+    fn strips_the_parsers_location() {
+        assert_eq!(
+            strip_location("unknown field `x` at line 3 column 5"),
+            "unknown field `x`"
+        );
+    }
+}

@@ -1,0 +1,412 @@
+//! An intent file's rules: read from the file, stated to the model, checked on every reply.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::path::RulePath;
+use crate::result::{IssueKind, ResultIssue};
+use crate::shape::{Pattern, RuleTarget, Rules};
+
+/// The rules on one member as written in an intent file (JSON Schema's keyword names).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct RawRules {
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    exclusive_minimum: Option<f64>,
+    exclusive_maximum: Option<f64>,
+    multiple_of: Option<f64>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    pattern: Option<String>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    unique_items: Option<bool>,
+    #[serde(rename = "enum")]
+    allowed: Option<Vec<Value>>,
+}
+
+/// The rules on one member, compiled.
+#[derive(Debug, Clone)]
+pub(crate) struct MemberRule {
+    pub(crate) path: RulePath,
+    pub(crate) rules: Rules,
+    /// The kind of value the rules need (`None` when only `enum` is set).
+    pub(crate) target: Option<RuleTarget>,
+}
+
+impl MemberRule {
+    /// Compiles the rules at `path`, refusing contradictions and rules of mixed kinds.
+    pub(crate) fn compile(path: &str, raw: RawRules) -> Result<MemberRule, String> {
+        let path = RulePath::parse(path)?;
+        let at = |message: String| format!("rule `{path}`: {message}");
+        let pattern = match &raw.pattern {
+            Some(source) => Some(Pattern::new(source).map_err(|e| {
+                at(format!(
+                    "`pattern` is not a valid regular expression ({})",
+                    regex_reason(&e.to_string())
+                ))
+            })?),
+            None => None,
+        };
+        if let Some(m) = raw.multiple_of {
+            if m.is_nan() || m <= 0.0 {
+                return Err(at(format!(
+                    "`multipleOf` must be greater than 0, not {}",
+                    number(m)
+                )));
+            }
+        }
+        for (name, value) in [
+            ("minimum", raw.minimum),
+            ("maximum", raw.maximum),
+            ("exclusiveMinimum", raw.exclusive_minimum),
+            ("exclusiveMaximum", raw.exclusive_maximum),
+        ] {
+            if value.is_some_and(|v| !v.is_finite()) {
+                return Err(at(format!("`{name}` must be a finite number")));
+            }
+        }
+        let lower = bound(raw.minimum, raw.exclusive_minimum, f64::max);
+        let upper = bound(raw.maximum, raw.exclusive_maximum, f64::min);
+        if let (Some((lo, lo_open)), Some((hi, hi_open))) = (lower, upper) {
+            if lo > hi || (lo == hi && (lo_open || hi_open)) {
+                return Err(at(format!(
+                    "no number fits: the lower bound {} is not below the upper bound {}",
+                    number(lo),
+                    number(hi)
+                )));
+            }
+        }
+        for (what, min, max) in [
+            ("minLength", raw.min_length, raw.max_length),
+            ("minItems", raw.min_items, raw.max_items),
+        ] {
+            if let (Some(min), Some(max)) = (min, max) {
+                if min > max {
+                    return Err(at(format!(
+                        "`{what}` ({min}) is greater than its maximum ({max})"
+                    )));
+                }
+            }
+        }
+        if raw.allowed.as_ref().is_some_and(Vec::is_empty) {
+            return Err(at("`enum` is empty; list at least one allowed value".into()));
+        }
+        let rules = Rules {
+            minimum: raw.minimum,
+            maximum: raw.maximum,
+            exclusive_minimum: raw.exclusive_minimum,
+            exclusive_maximum: raw.exclusive_maximum,
+            multiple_of: raw.multiple_of,
+            min_length: raw.min_length,
+            max_length: raw.max_length,
+            pattern,
+            min_items: raw.min_items,
+            max_items: raw.max_items,
+            unique_items: raw.unique_items.unwrap_or(false),
+            allowed: raw.allowed,
+        };
+        if rules.is_empty() {
+            return Err(at("it sets no rule; remove it or add one".into()));
+        }
+        let target = target_of(&rules).map_err(at)?;
+        Ok(MemberRule {
+            path,
+            rules,
+            target,
+        })
+    }
+
+    /// The prompt's rule line: `- lines[].quantity: at least 1; at most 1000`.
+    pub(crate) fn line(&self) -> String {
+        format!(
+            "- {}: {}",
+            self.path.display_name(),
+            self.rules.statements().join("; ")
+        )
+    }
+
+    /// Checks the rules on every value the path reaches in `root` (the reply's value).
+    pub(crate) fn check(&self, root: &Value, out: &mut Vec<ResultIssue>) {
+        for (pointer, value) in self.path.select(root) {
+            for message in violations(&self.rules, value) {
+                out.push(ResultIssue::at(pointer.clone(), IssueKind::Rule, message));
+            }
+        }
+    }
+}
+
+/// The tighter of an inclusive and an exclusive bound, with whether it is exclusive.
+fn bound(
+    inclusive: Option<f64>,
+    exclusive: Option<f64>,
+    tighter: fn(f64, f64) -> f64,
+) -> Option<(f64, bool)> {
+    match (inclusive, exclusive) {
+        (Some(i), Some(e)) => {
+            let t = tighter(i, e);
+            Some((t, t == e))
+        }
+        (Some(i), None) => Some((i, false)),
+        (None, Some(e)) => Some((e, true)),
+        (None, None) => None,
+    }
+}
+
+/// The one kind of value the rules need, or why they mix kinds.
+fn target_of(rules: &Rules) -> Result<Option<RuleTarget>, String> {
+    let number = rules.minimum.is_some()
+        || rules.maximum.is_some()
+        || rules.exclusive_minimum.is_some()
+        || rules.exclusive_maximum.is_some()
+        || rules.multiple_of.is_some();
+    let text = rules.min_length.is_some() || rules.max_length.is_some() || rules.pattern.is_some();
+    let items = rules.min_items.is_some() || rules.max_items.is_some() || rules.unique_items;
+    let kinds: Vec<(RuleTarget, &str)> = [
+        (number, RuleTarget::Number, "number"),
+        (text, RuleTarget::Text, "text"),
+        (items, RuleTarget::Items, "list"),
+    ]
+    .into_iter()
+    .filter(|(set, _, _)| *set)
+    .map(|(_, target, name)| (target, name))
+    .collect();
+    match kinds.as_slice() {
+        [] => Ok(None),
+        [(target, _)] => Ok(Some(*target)),
+        [(_, a), (_, b), ..] => Err(format!(
+            "it mixes {a} rules and {b} rules; one member is either a number, a text or a list"
+        )),
+    }
+}
+
+/// What a rule kind applies to, in words.
+pub(crate) fn target_name(target: RuleTarget) -> &'static str {
+    match target {
+        RuleTarget::Number => "number",
+        RuleTarget::Text => "text",
+        RuleTarget::Items => "list",
+        RuleTarget::Other => "other",
+    }
+}
+
+/// The messages of every rule `value` breaks. A value of another kind is left to the shape check.
+pub(crate) fn violations(rules: &Rules, value: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    match value {
+        Value::Number(n) => {
+            if let Some(v) = n.as_f64() {
+                number_violations(rules, v, &n.to_string(), &mut out);
+            }
+        }
+        Value::String(text) => {
+            text_violations(rules, text, &mut out);
+            // A number written as a string is read as a number.
+            if let Ok(v) = text.trim().parse::<f64>() {
+                if v.is_finite() {
+                    number_violations(rules, v, text.trim(), &mut out);
+                }
+            }
+        }
+        Value::Array(items) => items_violations(rules, items, &mut out),
+        _ => {}
+    }
+    if let Some(allowed) = &rules.allowed {
+        if !allowed.iter().any(|a| same_value(a, value)) {
+            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+            out.push(format!(
+                "Must be one of {}; got {}.",
+                list.join(", "),
+                shorten(&value.to_string())
+            ));
+        }
+    }
+    out
+}
+
+fn number_violations(rules: &Rules, v: f64, shown: &str, out: &mut Vec<String>) {
+    if let Some(min) = rules.minimum.filter(|min| v < *min) {
+        out.push(format!("Must be at least {}; got {shown}.", number(min)));
+    }
+    if let Some(min) = rules.exclusive_minimum.filter(|min| v <= *min) {
+        out.push(format!(
+            "Must be greater than {}; got {shown}.",
+            number(min)
+        ));
+    }
+    if let Some(max) = rules.maximum.filter(|max| v > *max) {
+        out.push(format!("Must be at most {}; got {shown}.", number(max)));
+    }
+    if let Some(max) = rules.exclusive_maximum.filter(|max| v >= *max) {
+        out.push(format!("Must be less than {}; got {shown}.", number(max)));
+    }
+    if let Some(step) = rules.multiple_of {
+        let quotient = v / step;
+        let off = (quotient - quotient.round()).abs();
+        if off > 1e-9 * quotient.abs().max(1.0) {
+            out.push(format!(
+                "Must be a multiple of {}; got {shown}.",
+                number(step)
+            ));
+        }
+    }
+}
+
+fn text_violations(rules: &Rules, text: &str, out: &mut Vec<String>) {
+    if rules.min_length.is_some() || rules.max_length.is_some() {
+        let chars = text.chars().count() as u64;
+        if let Some(min) = rules.min_length.filter(|min| chars < *min) {
+            out.push(format!(
+                "Must have at least {min} {}; got {chars}.",
+                plural(min, "character")
+            ));
+        }
+        if let Some(max) = rules.max_length.filter(|max| chars > *max) {
+            out.push(format!(
+                "Must have at most {max} {}; got {chars}.",
+                plural(max, "character")
+            ));
+        }
+    }
+    if let Some(pattern) = rules.pattern.as_ref().filter(|p| !p.is_match(text)) {
+        out.push(format!(
+            "Must match the regular expression {}; got {}.",
+            pattern.as_str(),
+            shorten(&Value::from(text).to_string())
+        ));
+    }
+}
+
+fn items_violations(rules: &Rules, items: &[Value], out: &mut Vec<String>) {
+    let count = items.len() as u64;
+    if let Some(min) = rules.min_items.filter(|min| count < *min) {
+        out.push(format!(
+            "Must have at least {min} {}; got {count}.",
+            plural(min, "element")
+        ));
+    }
+    if let Some(max) = rules.max_items.filter(|max| count > *max) {
+        out.push(format!(
+            "Must have at most {max} {}; got {count}.",
+            plural(max, "element")
+        ));
+    }
+    if rules.unique_items {
+        'outer: for (i, a) in items.iter().enumerate() {
+            for (j, b) in items.iter().enumerate().skip(i + 1) {
+                if same_value(a, b) {
+                    out.push(format!(
+                        "Elements {i} and {j} are equal; every element must be different."
+                    ));
+                    break 'outer;
+                }
+            }
+        }
+    }
+}
+
+/// JSON equality where `1` and `1.0` are the same number.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// A value as shown in a message, cut at 200 characters.
+fn shorten(text: &str) -> String {
+    const LIMIT: usize = 200;
+    match text.char_indices().nth(LIMIT) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// Formats a rule's number without a needless `.0`.
+pub(crate) fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        word.to_owned()
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// The reason of a regex error, without the pattern and caret lines it is shown with.
+fn regex_reason(text: &str) -> String {
+    let last = text.lines().map(str::trim).rfind(|l| !l.is_empty());
+    let reason = last.unwrap_or(text);
+    reason.strip_prefix("error: ").unwrap_or(reason).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rule(path: &str, raw: Value) -> Result<MemberRule, String> {
+        MemberRule::compile(path, serde_json::from_value(raw).unwrap())
+    }
+
+    #[test]
+    fn checks_numbers_texts_lists_and_enums_with_pointers() {
+        let quantity = rule("lines[].quantity", json!({"minimum": 1, "maximum": 10})).unwrap();
+        let mut issues = Vec::new();
+        quantity.check(
+            &json!({"lines": [{"quantity": 0}, {"quantity": 5}, {"quantity": 11}]}),
+            &mut issues,
+        );
+        let shown: Vec<String> = issues.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            vec![
+                "/value/lines/0/quantity: Must be at least 1; got 0.",
+                "/value/lines/2/quantity: Must be at most 10; got 11."
+            ]
+        );
+        let tags = rule("tags", json!({"uniqueItems": true, "maxItems": 2})).unwrap();
+        let mut issues = Vec::new();
+        tags.check(&json!({"tags": ["a", "b", "a"]}), &mut issues);
+        assert_eq!(issues.len(), 2);
+        let level = rule("$", json!({"enum": ["low", "high"]})).unwrap();
+        assert_eq!(
+            violations(&level.rules, &json!("mid")),
+            vec![r#"Must be one of "low", "high"; got "mid"."#]
+        );
+        let step = rule("$", json!({"multipleOf": 0.1})).unwrap();
+        assert!(violations(&step.rules, &json!(0.3)).is_empty());
+        assert_eq!(violations(&step.rules, &json!(0.35)).len(), 1);
+    }
+
+    #[test]
+    fn refuses_contradictions_and_mixed_kinds() {
+        assert!(rule("a", json!({"minimum": 5, "maximum": 1}))
+            .unwrap_err()
+            .contains("no number fits"));
+        assert!(rule("a", json!({"minimum": 1, "maxLength": 3}))
+            .unwrap_err()
+            .contains("mixes number rules and text rules"));
+        assert!(rule("a", json!({"pattern": "("}))
+            .unwrap_err()
+            .contains("not a valid regular expression"));
+        assert!(rule("a", json!({"multipleOf": 0})).is_err());
+        assert!(rule("a", json!({"enum": []})).is_err());
+        assert!(rule("a", json!({})).is_err());
+    }
+}

@@ -1,0 +1,164 @@
+//! Intents whose shape is a JSON Schema: the validator of the full schema, its findings as issues,
+//! and the constraints the strict copy drops, stated to the model.
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::Validator;
+use serde_json::Value;
+
+use super::rules::number;
+use crate::result::{IssueKind, ResultIssue};
+use crate::schema::build_envelope_from_schema;
+
+/// How deep the schema is walked for constraints to state.
+const MAX_STATED_DEPTH: usize = 32;
+
+/// The most schema findings reported for one reply.
+pub(crate) const MAX_SCHEMA_ISSUES: usize = 50;
+
+/// A JSON Schema shape, checked and compiled.
+pub(crate) struct SchemaShape {
+    pub(crate) schema: Value,
+    pub(crate) validator: Validator,
+}
+
+impl std::fmt::Debug for SchemaShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SchemaShape")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SchemaShape {
+    /// Checks the schema (against its meta-schema, and that it can be sent strict) and compiles it.
+    pub(crate) fn compile(schema: Value) -> Result<SchemaShape, String> {
+        if !schema.is_object() {
+            return Err("`shape` must be a type name or a JSON Schema object".to_owned());
+        }
+        let validator = jsonschema::validator_for(&schema).map_err(|e| {
+            let at = e.instance_path().as_str().to_owned();
+            if at.is_empty() {
+                format!("`shape` is not a valid JSON Schema: {e}")
+            } else {
+                format!("`shape` is not a valid JSON Schema: at {at}: {e}")
+            }
+        })?;
+        build_envelope_from_schema(&schema)
+            .map_err(|e| format!("`shape` cannot be sent as a strict schema: {e}"))?;
+        Ok(SchemaShape { schema, validator })
+    }
+
+    /// Every way `value` (the reply's value) breaks the full schema, each at its pointer under `/value`.
+    pub(crate) fn check(&self, value: &Value, out: &mut Vec<ResultIssue>) {
+        for (count, error) in self.validator.iter_errors(value).enumerate() {
+            if count == MAX_SCHEMA_ISSUES {
+                out.push(ResultIssue::new(
+                    IssueKind::Shape,
+                    format!("More findings against the schema were left out (at most {MAX_SCHEMA_ISSUES} are listed)."),
+                ));
+                break;
+            }
+            let kind = match error.kind() {
+                ValidationErrorKind::Minimum { .. }
+                | ValidationErrorKind::Maximum { .. }
+                | ValidationErrorKind::ExclusiveMinimum { .. }
+                | ValidationErrorKind::ExclusiveMaximum { .. }
+                | ValidationErrorKind::MultipleOf { .. }
+                | ValidationErrorKind::MinLength { .. }
+                | ValidationErrorKind::MaxLength { .. }
+                | ValidationErrorKind::Pattern { .. }
+                | ValidationErrorKind::MinItems { .. }
+                | ValidationErrorKind::MaxItems { .. }
+                | ValidationErrorKind::UniqueItems
+                | ValidationErrorKind::Enum { .. }
+                | ValidationErrorKind::Constant { .. }
+                | ValidationErrorKind::Format { .. } => IssueKind::Rule,
+                _ => IssueKind::Shape,
+            };
+            let pointer = format!("/value{}", error.instance_path().as_str());
+            out.push(ResultIssue::at(pointer, kind, sentence(&error.to_string())));
+        }
+    }
+
+    /// The schema's constraints that the strict copy drops, as rule lines for the prompt.
+    pub(crate) fn constraint_lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        stated(&self.schema, String::new(), 0, &mut out);
+        out
+    }
+}
+
+fn sentence(message: &str) -> String {
+    let mut out = String::with_capacity(message.len() + 1);
+    let mut chars = message.chars();
+    if let Some(first) = chars.next() {
+        out.extend(first.to_uppercase());
+        out.push_str(chars.as_str());
+    }
+    if !out.ends_with('.') {
+        out.push('.');
+    }
+    out
+}
+
+fn stated(node: &Value, path: String, depth: usize, out: &mut Vec<String>) {
+    if depth > MAX_STATED_DEPTH {
+        return;
+    }
+    let Value::Object(map) = node else {
+        return;
+    };
+    let mut words = Vec::new();
+    let num = |key: &str| map.get(key).and_then(Value::as_f64);
+    let count = |key: &str| map.get(key).and_then(Value::as_u64);
+    if let Some(v) = num("minimum") {
+        words.push(format!("at least {}", number(v)));
+    }
+    if let Some(v) = num("exclusiveMinimum") {
+        words.push(format!("greater than {}", number(v)));
+    }
+    if let Some(v) = num("maximum") {
+        words.push(format!("at most {}", number(v)));
+    }
+    if let Some(v) = num("exclusiveMaximum") {
+        words.push(format!("less than {}", number(v)));
+    }
+    if let Some(v) = num("multipleOf") {
+        words.push(format!("a multiple of {}", number(v)));
+    }
+    if let Some(v) = count("minLength") {
+        words.push(format!("at least {v} characters"));
+    }
+    if let Some(v) = count("maxLength") {
+        words.push(format!("at most {v} characters"));
+    }
+    if let Some(p) = map.get("pattern").and_then(Value::as_str) {
+        words.push(format!("matching the regular expression {p}"));
+    }
+    if let Some(v) = count("minItems") {
+        words.push(format!("at least {v} elements"));
+    }
+    if let Some(v) = count("maxItems") {
+        words.push(format!("at most {v} elements"));
+    }
+    if map.get("uniqueItems") == Some(&Value::Bool(true)) {
+        words.push("no two elements equal".to_owned());
+    }
+    if !words.is_empty() {
+        let name = if path.is_empty() { "<result>" } else { &path };
+        out.push(format!("- {name}: {}", words.join("; ")));
+    }
+    if let Some(Value::Object(properties)) = map.get("properties") {
+        for (key, child) in properties {
+            let child_path = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            stated(child, child_path, depth + 1, out);
+        }
+    }
+    if let Some(items) = map.get("items") {
+        stated(items, format!("{path}[]"), depth + 1, out);
+    }
+}
