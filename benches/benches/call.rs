@@ -17,8 +17,12 @@ fn call_overhead(c: &mut Criterion) {
         .sample_size(30)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    group.bench_function("by_hand", |b| b.to_async(&runtime).iter(|| fixture.by_hand()));
-    group.bench_function("intent", |b| b.to_async(&runtime).iter(|| fixture.library()));
+    group.bench_function("by_hand", |b| {
+        b.to_async(&runtime).iter(|| fixture.by_hand())
+    });
+    group.bench_function("intent", |b| {
+        b.to_async(&runtime).iter(|| fixture.library())
+    });
     group.finish();
 }
 

@@ -204,7 +204,11 @@ fn prompt_building(rows: &mut Vec<Row>, round_trip: f64) {
         let times: Vec<f64> = (0..41).map(|_| per_run(20, &build)).collect();
         let time = median(&times);
         let share = time / round_trip;
-        eprintln!("prompt {label}: {:.1} µs, {:.2}% of the round trip", time * 1e6, share * 100.0);
+        eprintln!(
+            "prompt {label}: {:.1} µs, {:.2}% of the round trip",
+            time * 1e6,
+            share * 100.0
+        );
         rows.push(Row {
             figure: format!(
                 "3. Prompt building, 50 members, 100 KB {label} input ({:.0} µs)",
@@ -229,7 +233,10 @@ fn concurrency(rows: &mut Vec<Row>) {
             .expect("run the child");
         let text = String::from_utf8_lossy(&output.stdout);
         let Some(line) = text.lines().find(|l| l.starts_with("collection ")) else {
-            eprintln!("the concurrency child failed: {}", String::from_utf8_lossy(&output.stderr));
+            eprintln!(
+                "the concurrency child failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
             return;
         };
         let numbers: Vec<f64> = line
@@ -287,8 +294,7 @@ fn collection_child(url: &str) {
     let reset = reset_peak_rss();
     let before = proc_status_bytes("VmRSS").unwrap_or(0);
     let start = Instant::now();
-    let outputs =
-        runtime.block_on(collection::run(&client, &inputs, CHUNK_SIZE, CONCURRENCY));
+    let outputs = runtime.block_on(collection::run(&client, &inputs, CHUNK_SIZE, CONCURRENCY));
     walls.push(start.elapsed().as_secs_f64() * 1e3);
     let peak = proc_status_bytes("VmHWM").unwrap_or(0);
     let output_bytes = serde_json::to_string(&outputs).map_or(0, |t| t.len());
@@ -296,8 +302,7 @@ fn collection_child(url: &str) {
     drop(outputs);
     for _ in 0..2 {
         let start = Instant::now();
-        let outputs =
-            runtime.block_on(collection::run(&client, &inputs, CHUNK_SIZE, CONCURRENCY));
+        let outputs = runtime.block_on(collection::run(&client, &inputs, CHUNK_SIZE, CONCURRENCY));
         walls.push(start.elapsed().as_secs_f64() * 1e3);
         assert_eq!(outputs.len(), ELEMENTS);
     }

@@ -22,7 +22,9 @@ pub fn notes(n: usize) -> Vec<String> {
         .map(|i| {
             let mut note = format!("Note {i}: ");
             while note.len() < 1000 {
-                note.push_str("The brass desk lamp with a linen shade is back in stock; 13 units. ");
+                note.push_str(
+                    "The brass desk lamp with a linen shade is back in stock; 13 units. ",
+                );
             }
             note
         })

@@ -11,7 +11,8 @@ pub const INTENT: &str = "Fill in the customer record from these notes.";
 
 /// A text input of `bytes` bytes: prose lines.
 pub fn text_input(bytes: usize) -> String {
-    let line = "Dana called about the lamps again; she wants the linen shades, not the paper ones.\n";
+    let line =
+        "Dana called about the lamps again; she wants the linen shades, not the paper ones.\n";
     line.repeat(bytes / line.len() + 1)[..bytes].to_owned()
 }
 

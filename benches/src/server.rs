@@ -76,7 +76,10 @@ impl Server {
 
     /// The body of the last request the server received.
     pub fn last_request(&self) -> Option<Bytes> {
-        self.last_request.lock().map(|last| last.clone()).unwrap_or(None)
+        self.last_request
+            .lock()
+            .map(|last| last.clone())
+            .unwrap_or(None)
     }
 }
 
