@@ -14,7 +14,7 @@ pub const INTENT: &str = "Read the order from this email.";
 
 /// The input sent; the same for every call.
 pub const EMAIL: &str = "Hi, Dana Whitfield here. Please confirm order SO-2026-0042 (paid): \
-    two brass desk lamps with linen shades, A-00000 and A-00007.";
+    three brass desk lamps with linen shades, A-00000, A-00007 and A-00014.";
 
 /// A server, a client of the library pointed at it, and a plain HTTP client with the body the
 /// library sends.

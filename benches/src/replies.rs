@@ -78,7 +78,7 @@ pub fn chat_completion(content: &str) -> String {
 /// The chat completion the call-overhead benchmark's server returns: an [`Order`] in its envelope,
 /// about 1 KB in all.
 pub fn order_completion() -> String {
-    let content = serde_json::to_string(&Envelope { value: order(2) }).unwrap_or_default();
+    let content = serde_json::to_string(&Envelope { value: order(3) }).unwrap_or_default();
     chat_completion(&content)
 }
 
