@@ -101,7 +101,7 @@ impl Expander<'_> {
                 }
                 (
                     quote!(<#from as ::intent_core::Intent>::shape(__intent_graph)),
-                    quote!(<#from as ::intent_core::Intent>::__STRICT_HINT),
+                    quote!(::intent_core::__private::strict_hint::<#from>()),
                     quote!(<#from as ::intent_core::Intent>::__RULE_TARGET),
                 )
             }
@@ -346,7 +346,7 @@ impl Expander<'_> {
         let hint = if hints.is_empty() {
             quote!(true)
         } else {
-            quote!(#(#hints)&&*)
+            quote!(#(#hints)&*)
         };
         let node = quote! {
             ::intent_core::__private::shape::Node::Enum(::intent_core::__private::shape::EnumShape {
@@ -365,7 +365,7 @@ impl Expander<'_> {
         if hints.is_empty() {
             quote!(true)
         } else {
-            quote!(#(#hints)&&*)
+            quote!(#(#hints)&*)
         }
     }
 
@@ -376,7 +376,7 @@ impl Expander<'_> {
         if types::self_reference(ty, &self.input.ident).is_some() {
             quote!(false)
         } else {
-            quote!(<#ty as ::intent_core::Intent>::__STRICT_HINT)
+            quote!(::intent_core::__private::strict_hint::<#ty>())
         }
     }
 
