@@ -371,4 +371,13 @@ pub mod derive_types {
         pub value: T,
         pub next: Option<Box<Chain<T>>>,
     }
+
+    /// A generic type with rules, checked when it is used.
+    #[derive(Debug, Deserialize, Intent)]
+    pub struct Bounded<T> {
+        #[intent(min_items = 1, max_items = 3)]
+        pub items: Vec<T>,
+        #[intent(max_length = 20)]
+        pub label: Option<String>,
+    }
 }

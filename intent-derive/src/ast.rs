@@ -116,9 +116,46 @@ pub fn doc_comment(attrs: &[Attribute]) -> Option<String> {
             }
         }
     }
-    let doc = lines.join("\n");
+    let doc = strip_intra_doc_links(&lines.join("\n"));
     let doc = doc.trim();
     (!doc.is_empty()).then(|| doc.to_owned())
+}
+
+/// Rustdoc's intra-doc links `[`Order`]` read as `` `Order` `` in a prompt.
+fn strip_intra_doc_links(doc: &str) -> String {
+    let mut out = String::with_capacity(doc.len());
+    let mut rest = doc;
+    while let Some(start) = rest.find("[`") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        match after[1..].find('`').map(|end| end + 2) {
+            Some(end) if after[end..].starts_with(']')
+                && !after[end + 1..].starts_with('(')
+                && !after[end + 1..].starts_with('[') =>
+            {
+                out.push_str(&after[..end]);
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push('[');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_intra_doc_links;
+
+    #[test]
+    fn intra_doc_links_lose_their_brackets() {
+        assert_eq!(strip_intra_doc_links("See [`Person`] and [`a::B`]."), "See `Person` and `a::B`.");
+        assert_eq!(strip_intra_doc_links("[`x`](http://e) [`y`][z] [a]"), "[`x`](http://e) [`y`][z] [a]");
+        assert_eq!(strip_intra_doc_links("unclosed [`x"), "unclosed [`x");
+    }
 }
 
 /// The description of an item: `#[intent(description)]` if given, else its doc comment.

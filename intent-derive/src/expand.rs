@@ -131,18 +131,24 @@ impl Expander<'_> {
         let (free_checks, inherent_checks, use_checks) = if checks.is_empty() {
             (quote!(), quote!(), quote!())
         } else if input.generics.params.is_empty() {
-            (quote!(const _: () = { #(#checks)* };), quote!(), quote!())
+            // One constant per check, so every failing check is reported.
+            (quote!(#(const _: () = { #checks };)*), quote!(), quote!())
         } else {
+            let names: Vec<Ident> = (0..checks.len())
+                .map(|i| quote::format_ident!("__INTENT_CHECK_{}", i))
+                .collect();
             (
                 quote!(),
                 quote! {
                     #[automatically_derived]
                     impl #impl_generics #ident #ty_generics #where_clause {
-                        #[doc(hidden)]
-                        const __INTENT_CHECKS: () = { #(#checks)* };
+                        #(
+                            #[doc(hidden)]
+                            const #names: () = { #checks };
+                        )*
                     }
                 },
-                quote!(let () = Self::__INTENT_CHECKS;),
+                quote!(#(let () = Self::#names;)*),
             )
         };
 

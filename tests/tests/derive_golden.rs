@@ -141,6 +141,7 @@ golden! {
     department => Department;
     person => Person;
     chain_u8 => Chain<u8>;
+    bounded_string => Bounded<String>;
     tagged => Tagged;
     with_payload => WithPayload;
     skips_map => SkipsMap;
