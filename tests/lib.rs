@@ -249,7 +249,9 @@ pub mod derive_types {
             retry_count: u8,
         },
         #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-        Stop { after_seconds: u32 },
+        Stop {
+            after_seconds: u32,
+        },
     }
 
     /// A tree: recursive, so never strict.

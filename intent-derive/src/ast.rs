@@ -78,8 +78,10 @@ impl FromMeta for Number {
                 Self::from_expr(&unary.expr).map(|n| Number(-n.0))
             }
             Expr::Group(group) => Self::from_expr(&group.expr),
-            _ => Err(darling::Error::custom("expected a number, such as `1`, `-5` or `0.5`")
-                .with_span(expr)),
+            _ => Err(
+                darling::Error::custom("expected a number, such as `1`, `-5` or `0.5`")
+                    .with_span(expr),
+            ),
         }
     }
 
@@ -129,9 +131,10 @@ fn strip_intra_doc_links(doc: &str) -> String {
         out.push_str(&rest[..start]);
         let after = &rest[start + 1..];
         match after[1..].find('`').map(|end| end + 2) {
-            Some(end) if after[end..].starts_with(']')
-                && !after[end + 1..].starts_with('(')
-                && !after[end + 1..].starts_with('[') =>
+            Some(end)
+                if after[end..].starts_with(']')
+                    && !after[end + 1..].starts_with('(')
+                    && !after[end + 1..].starts_with('[') =>
             {
                 out.push_str(&after[..end]);
                 rest = &after[end + 1..];
@@ -152,8 +155,14 @@ mod tests {
 
     #[test]
     fn intra_doc_links_lose_their_brackets() {
-        assert_eq!(strip_intra_doc_links("See [`Person`] and [`a::B`]."), "See `Person` and `a::B`.");
-        assert_eq!(strip_intra_doc_links("[`x`](http://e) [`y`][z] [a]"), "[`x`](http://e) [`y`][z] [a]");
+        assert_eq!(
+            strip_intra_doc_links("See [`Person`] and [`a::B`]."),
+            "See `Person` and `a::B`."
+        );
+        assert_eq!(
+            strip_intra_doc_links("[`x`](http://e) [`y`][z] [a]"),
+            "[`x`](http://e) [`y`][z] [a]"
+        );
         assert_eq!(strip_intra_doc_links("unclosed [`x"), "unclosed [`x");
     }
 }

@@ -34,8 +34,16 @@ pub fn set_rules(field: &IntentField) -> Vec<(&'static str, RuleKind, Span)> {
             out.push((name, kind, span));
         }
     };
-    push("minimum", RuleKind::Number, field.minimum.as_ref().map(|v| v.span()));
-    push("maximum", RuleKind::Number, field.maximum.as_ref().map(|v| v.span()));
+    push(
+        "minimum",
+        RuleKind::Number,
+        field.minimum.as_ref().map(|v| v.span()),
+    );
+    push(
+        "maximum",
+        RuleKind::Number,
+        field.maximum.as_ref().map(|v| v.span()),
+    );
     push(
         "exclusive_minimum",
         RuleKind::Number,
@@ -46,16 +54,43 @@ pub fn set_rules(field: &IntentField) -> Vec<(&'static str, RuleKind, Span)> {
         RuleKind::Number,
         field.exclusive_maximum.as_ref().map(|v| v.span()),
     );
-    push("multiple_of", RuleKind::Number, field.multiple_of.as_ref().map(|v| v.span()));
-    push("min_length", RuleKind::Text, field.min_length.as_ref().map(|v| v.span()));
-    push("max_length", RuleKind::Text, field.max_length.as_ref().map(|v| v.span()));
-    push("pattern", RuleKind::Text, field.pattern.as_ref().map(|v| v.span()));
-    push("min_items", RuleKind::Items, field.min_items.as_ref().map(|v| v.span()));
-    push("max_items", RuleKind::Items, field.max_items.as_ref().map(|v| v.span()));
+    push(
+        "multiple_of",
+        RuleKind::Number,
+        field.multiple_of.as_ref().map(|v| v.span()),
+    );
+    push(
+        "min_length",
+        RuleKind::Text,
+        field.min_length.as_ref().map(|v| v.span()),
+    );
+    push(
+        "max_length",
+        RuleKind::Text,
+        field.max_length.as_ref().map(|v| v.span()),
+    );
+    push(
+        "pattern",
+        RuleKind::Text,
+        field.pattern.as_ref().map(|v| v.span()),
+    );
+    push(
+        "min_items",
+        RuleKind::Items,
+        field.min_items.as_ref().map(|v| v.span()),
+    );
+    push(
+        "max_items",
+        RuleKind::Items,
+        field.max_items.as_ref().map(|v| v.span()),
+    );
     push(
         "unique_items",
         RuleKind::Items,
-        field.unique_items.is_present().then(|| field.unique_items.span()),
+        field
+            .unique_items
+            .is_present()
+            .then(|| field.unique_items.span()),
     );
     out
 }
@@ -255,13 +290,26 @@ fn check_ranges(field: &IntentField, errors: &mut Vec<syn::Error>) {
     }
     if let Some((m, span)) = num(&field.multiple_of) {
         if m <= 0.0 {
-            err(span, format!("`multiple_of` must be greater than 0, not {m}"));
+            err(
+                span,
+                format!("`multiple_of` must be greater than 0, not {m}"),
+            );
         }
     }
     let count = |v: &Option<darling::util::SpannedValue<u64>>| v.as_ref().map(|v| (**v, v.span()));
     let lengths = [
-        (count(&field.min_length), count(&field.max_length), "min_length", "max_length"),
-        (count(&field.min_items), count(&field.max_items), "min_items", "max_items"),
+        (
+            count(&field.min_length),
+            count(&field.max_length),
+            "min_length",
+            "max_length",
+        ),
+        (
+            count(&field.min_items),
+            count(&field.max_items),
+            "min_items",
+            "max_items",
+        ),
     ];
     for (low, high, low_name, high_name) in lengths {
         if let (Some((lo, span)), Some((hi, _))) = (low, high) {

@@ -30,7 +30,12 @@ pub fn derive(input: syn::DeriveInput) -> TokenStream {
         let errors = errors.iter().map(syn::Error::to_compile_error);
         return with_stub(&input.ident, &input.generics, quote!(#(#errors)*));
     }
-    Expander { input: &container, serde: &serde, checks: Vec::new() }.expand()
+    Expander {
+        input: &container,
+        serde: &serde,
+        checks: Vec::new(),
+    }
+    .expand()
 }
 
 /// `Intent` bounds on every type parameter.
@@ -212,11 +217,17 @@ impl Expander<'_> {
     }
 
     fn doc(&self) -> TokenStream {
-        doc_tokens(description(self.input.description.as_ref(), &self.input.attrs))
+        doc_tokens(description(
+            self.input.description.as_ref(),
+            &self.input.attrs,
+        ))
     }
 
     /// The node of a struct, its strict hint and its rule target.
-    fn struct_node(&mut self, fields: &Fields<IntentField>) -> (TokenStream, TokenStream, TokenStream) {
+    fn struct_node(
+        &mut self,
+        fields: &Fields<IntentField>,
+    ) -> (TokenStream, TokenStream, TokenStream) {
         let doc = self.doc();
         let live: Vec<&IntentField> = fields.iter().filter(|f| !f.serde().skip).collect();
         let other = quote!(::intent_core::__private::shape::RuleTarget::Other);
@@ -251,7 +262,9 @@ impl Expander<'_> {
                     let shapes: Vec<TokenStream> =
                         live.iter().map(|f| self.member_shape(f)).collect();
                     (
-                        quote!(::intent_core::__private::shape::StructKind::Tuple(::std::vec![#(#shapes),*])),
+                        quote!(::intent_core::__private::shape::StructKind::Tuple(
+                            ::std::vec![#(#shapes),*]
+                        )),
                         quote!(false),
                         other,
                     )
@@ -264,7 +277,9 @@ impl Expander<'_> {
                         .collect();
                     let hint = self.hints(live.iter().copied());
                     (
-                        quote!(::intent_core::__private::shape::StructKind::Named(::std::vec![#(#members),*])),
+                        quote!(::intent_core::__private::shape::StructKind::Named(
+                            ::std::vec![#(#members),*]
+                        )),
                         hint,
                         other,
                     )
@@ -305,10 +320,13 @@ impl Expander<'_> {
                 continue;
             }
             let base = variant.ident.unraw().to_string();
-            let name = vserde.rename.clone().unwrap_or_else(|| match serde.rename_all {
-                Some(rule) => rule.apply_to_variant(&base),
-                None => base,
-            });
+            let name = vserde
+                .rename
+                .clone()
+                .unwrap_or_else(|| match serde.rename_all {
+                    Some(rule) => rule.apply_to_variant(&base),
+                    None => base,
+                });
             let name = cow(&name);
             let aliases = vserde.aliases.iter().map(|a| cow(a));
             let vdoc = doc_tokens(description(variant.description.as_ref(), &variant.attrs));
@@ -316,28 +334,32 @@ impl Expander<'_> {
                 variant.fields.iter().filter(|f| !f.serde().skip).collect();
             let kind = match variant.fields.style {
                 Style::Unit => quote!(::intent_core::__private::shape::VariantKind::Unit),
-                Style::Tuple if variant.fields.len() == 1 => {
-                    match live.first() {
-                        Some(field) => {
-                            hints.push(self.hint_of(field));
-                            let shape = self.member_shape(field);
-                            quote!(::intent_core::__private::shape::VariantKind::Newtype(#shape))
-                        }
-                        None => quote!(::intent_core::__private::shape::VariantKind::Unit),
+                Style::Tuple if variant.fields.len() == 1 => match live.first() {
+                    Some(field) => {
+                        hints.push(self.hint_of(field));
+                        let shape = self.member_shape(field);
+                        quote!(::intent_core::__private::shape::VariantKind::Newtype(#shape))
                     }
-                }
+                    None => quote!(::intent_core::__private::shape::VariantKind::Unit),
+                },
                 Style::Tuple => {
                     hints.push(quote!(false));
                     let shapes: Vec<TokenStream> =
                         live.iter().map(|f| self.member_shape(f)).collect();
-                    quote!(::intent_core::__private::shape::VariantKind::Tuple(::std::vec![#(#shapes),*]))
+                    quote!(::intent_core::__private::shape::VariantKind::Tuple(
+                        ::std::vec![#(#shapes),*]
+                    ))
                 }
                 Style::Struct => {
                     let rule = vserde.rename_all.or(serde.rename_all_fields);
                     hints.push(self.hints(live.iter().copied()));
-                    let members: Vec<TokenStream> =
-                        live.iter().map(|f| self.named_field(f, rule, false)).collect();
-                    quote!(::intent_core::__private::shape::VariantKind::Struct(::std::vec![#(#members),*]))
+                    let members: Vec<TokenStream> = live
+                        .iter()
+                        .map(|f| self.named_field(f, rule, false))
+                        .collect();
+                    quote!(::intent_core::__private::shape::VariantKind::Struct(
+                        ::std::vec![#(#members),*]
+                    ))
                 }
             };
             out.push(quote! {
@@ -362,7 +384,11 @@ impl Expander<'_> {
                 variants: ::std::vec![#(#out),*],
             })
         };
-        (node, hint, quote!(::intent_core::__private::shape::RuleTarget::Other))
+        (
+            node,
+            hint,
+            quote!(::intent_core::__private::shape::RuleTarget::Other),
+        )
     }
 
     /// The conjunction of the members' hints.
@@ -446,7 +472,12 @@ impl Expander<'_> {
     }
 
     /// A named member: `Field { name, aliases, ty, required, flatten, doc, rules }`.
-    fn named_field(&mut self, field: &IntentField, rule: Option<RenameRule>, container_default: bool) -> TokenStream {
+    fn named_field(
+        &mut self,
+        field: &IntentField,
+        rule: Option<RenameRule>,
+        container_default: bool,
+    ) -> TokenStream {
         let serde = field.serde();
         let base = field
             .ident

@@ -207,7 +207,10 @@ mod tests {
 
     #[test]
     fn ignores_other_attributes() {
-        let attrs: Vec<Attribute> = vec![parse_quote!(#[doc = "x"]), parse_quote!(#[serde(with = "m")])];
+        let attrs: Vec<Attribute> = vec![
+            parse_quote!(#[doc = "x"]),
+            parse_quote!(#[serde(with = "m")]),
+        ];
         let f = SerdeField::parse(&attrs);
         assert!(f.custom.is_some());
     }

@@ -73,9 +73,15 @@ mod tests {
     fn finds_maps_values_and_tuples_inside_containers() {
         let cases: Vec<(Type, Option<&str>)> = vec![
             (parse_quote!(Vec<HashMap<String, u8>>), Some("a map")),
-            (parse_quote!(Option<serde_json::Value>), Some("`serde_json::Value`")),
+            (
+                parse_quote!(Option<serde_json::Value>),
+                Some("`serde_json::Value`"),
+            ),
             (parse_quote!(Box<[(u8, u8)]>), Some("a tuple")),
-            (parse_quote!(serde_json::Map<String, Value>), Some("`serde_json::Map`")),
+            (
+                parse_quote!(serde_json::Map<String, Value>),
+                Some("`serde_json::Map`"),
+            ),
             (parse_quote!(Vec<Option<String>>), None),
             (parse_quote!(()), None),
         ];

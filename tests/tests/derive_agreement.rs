@@ -72,8 +72,14 @@ fn option_members_agree_except_when_missing() {
             json!({"contact": "Dana", "sku": "A-1", "quantity": 40, "deliverBy": "2026-11-15"}),
             Both,
         ),
-        (json!({"contact": "Dana", "sku": "A-1", "quantity": 40, "deliverBy": null}), Both),
-        (json!({"contact": "Dana", "sku": "A-1", "quantity": 40}), SerdeOnly(MISSING_OPTION)),
+        (
+            json!({"contact": "Dana", "sku": "A-1", "quantity": 40, "deliverBy": null}),
+            Both,
+        ),
+        (
+            json!({"contact": "Dana", "sku": "A-1", "quantity": 40}),
+            SerdeOnly(MISSING_OPTION),
+        ),
         (
             json!({"contact": "Dana", "sku": "A-1", "quantity": 40, "deliverBy": "15/11/2026"}),
             Neither,
@@ -82,8 +88,14 @@ fn option_members_agree_except_when_missing() {
             json!({"contact": "Dana", "sku": "A-1", "quantity": 40, "deliver_by": null}),
             SerdeOnly(MISSING_OPTION),
         ),
-        (json!({"contact": "Dana", "sku": "A-1", "quantity": "40", "deliverBy": null}), Neither),
-        (json!({"contact": null, "sku": "A-1", "quantity": 40, "deliverBy": null}), Neither),
+        (
+            json!({"contact": "Dana", "sku": "A-1", "quantity": "40", "deliverBy": null}),
+            Neither,
+        ),
+        (
+            json!({"contact": null, "sku": "A-1", "quantity": 40, "deliverBy": null}),
+            Neither,
+        ),
         (
             json!({"contact": "Dana", "sku": "A-1", "quantity": -1, "deliverBy": null}),
             StrictOnly(INTEGER_RANGE),
@@ -92,7 +104,10 @@ fn option_members_agree_except_when_missing() {
             json!({"contact": "Dana", "sku": "A-1", "quantity": 1.0, "deliverBy": null}),
             StrictOnly("JSON Schema counts 1.0 as an integer; serde refuses a float for u32"),
         ),
-        (json!({"contact": "Dana", "sku": "A-1", "quantity": 1.5, "deliverBy": null}), Neither),
+        (
+            json!({"contact": "Dana", "sku": "A-1", "quantity": 1.5, "deliverBy": null}),
+            Neither,
+        ),
         (json!("Dana, A-1, 40"), Neither),
     ]);
 }
@@ -104,8 +119,14 @@ fn nested_and_generic_structs_agree() {
         (order.clone(), Both),
         (json!({"id": "o-1", "lines": []}), Both),
         (json!({"id": "o-1", "lines": [{"sku": "A-1"}]}), Neither),
-        (json!({"id": "o-1", "lines": [{"sku": "A-1", "quantity": 2, "note": "x"}]}), SerdeOnly(UNKNOWN_MEMBER)),
-        (json!({"id": "o-1", "lines": {"sku": "A-1", "quantity": 2}}), Neither),
+        (
+            json!({"id": "o-1", "lines": [{"sku": "A-1", "quantity": 2, "note": "x"}]}),
+            SerdeOnly(UNKNOWN_MEMBER),
+        ),
+        (
+            json!({"id": "o-1", "lines": {"sku": "A-1", "quantity": 2}}),
+            Neither,
+        ),
         (
             json!({"id": "o-1", "lines": [{"sku": "A-1", "quantity": 5_000_000_000u64}]}),
             StrictOnly(INTEGER_RANGE),
@@ -115,7 +136,10 @@ fn nested_and_generic_structs_agree() {
         (json!({"items": [order.clone()], "nextCursor": "c2"}), Both),
         (json!({"items": [], "nextCursor": null}), Both),
         (json!({"items": [order.clone()]}), SerdeOnly(MISSING_OPTION)),
-        (json!({"items": [{"id": 3, "lines": []}], "nextCursor": null}), Neither),
+        (
+            json!({"items": [{"id": 3, "lines": []}], "nextCursor": null}),
+            Neither,
+        ),
     ]);
     agree::<Pair<String, Order>>(&[
         (json!({"first": "a", "second": order}), Both),
@@ -126,13 +150,22 @@ fn nested_and_generic_structs_agree() {
 #[test]
 fn field_attributes_agree() {
     agree::<Renamed>(&[
-        (json!({"ID": 1, "retries": 2, "in": true, "type": "x"}), Both),
-        (json!({"ID": 1, "in": true, "type": "x"}), SerdeOnly(MISSING_DEFAULT)),
+        (
+            json!({"ID": 1, "retries": 2, "in": true, "type": "x"}),
+            Both,
+        ),
+        (
+            json!({"ID": 1, "in": true, "type": "x"}),
+            SerdeOnly(MISSING_DEFAULT),
+        ),
         (
             json!({"identifier": 1, "retries": 2, "in": true, "type": "x"}),
             SerdeOnly("serde accepts an alias; strict lists the wire name only"),
         ),
-        (json!({"id": 1, "retries": 2, "in": true, "type": "x"}), Neither),
+        (
+            json!({"id": 1, "retries": 2, "in": true, "type": "x"}),
+            Neither,
+        ),
         (
             json!({"ID": 1, "retries": 2, "in": true, "type": "x", "cache": [1]}),
             SerdeOnly("a skipped member is unknown to the schema; serde ignores it"),
@@ -143,14 +176,20 @@ fn field_attributes_agree() {
         (json!({}), SerdeOnly(MISSING_DEFAULT)),
         (json!({"verbose": "yes", "level": 3}), Neither),
     ]);
-    agree::<Custom>(&[(json!({"code": "abc"}), Both), (json!({"code": 1}), Neither)]);
+    agree::<Custom>(&[
+        (json!({"code": "abc"}), Both),
+        (json!({"code": 1}), Neither),
+    ]);
 }
 
 #[test]
 fn rename_all_cases_agree() {
     agree::<KebabCase>(&[
         (json!({"first-name": "Ada", "last-name": "Lovelace"}), Both),
-        (json!({"first_name": "Ada", "last_name": "Lovelace"}), Neither),
+        (
+            json!({"first_name": "Ada", "last_name": "Lovelace"}),
+            Neither,
+        ),
     ]);
     agree::<ScreamingCase>(&[
         (json!({"API_KEY": "k", "MAX_RETRIES": 3}), Both),
@@ -167,13 +206,20 @@ fn flattened_members_agree() {
     agree::<Record>(&[
         (json!({"id": "r", "created_by": "ada", "version": 2}), Both),
         (json!({"id": "r", "created_by": "ada"}), Neither),
-        (json!({"id": "r", "audit": {"created_by": "ada", "version": 2}}), Neither),
+        (
+            json!({"id": "r", "audit": {"created_by": "ada", "version": 2}}),
+            Neither,
+        ),
     ]);
 }
 
 #[test]
 fn newtype_transparent_and_unit_structs_agree() {
-    agree::<OrderId>(&[(json!(42), Both), (json!([42]), Neither), (json!("42"), Neither)]);
+    agree::<OrderId>(&[
+        (json!(42), Both),
+        (json!([42]), Neither),
+        (json!("42"), Neither),
+    ]);
     agree::<Nothing>(&[(json!(null), Both), (json!({}), Neither)]);
     agree::<Option<Order>>(&[
         (json!(null), Both),
@@ -188,7 +234,10 @@ fn unit_enums_agree() {
         (json!("open"), Both),
         (json!("in_progress"), Both),
         (json!("done"), Both),
-        (json!("finished"), SerdeOnly("serde accepts an alias; strict lists the wire name only")),
+        (
+            json!("finished"),
+            SerdeOnly("serde accepts an alias; strict lists the wire name only"),
+        ),
         (json!("Open"), Neither),
         (json!("Closed"), Neither),
         (json!("internal"), Neither),
@@ -202,7 +251,10 @@ fn externally_tagged_enums_agree() {
         (json!({"Circle": {"radius": 1.5}}), Both),
         (json!({"Square": 2.0}), Both),
         (json!("Empty"), Both),
-        (json!({"Empty": null}), SerdeOnly("serde also reads a unit variant as {\"Variant\": null}")),
+        (
+            json!({"Empty": null}),
+            SerdeOnly("serde also reads a unit variant as {\"Variant\": null}"),
+        ),
         (json!({"Circle": {"radius": 1.5}, "Square": 2.0}), Neither),
         (json!({"Circle": {}}), Neither),
         (json!("Circle"), Neither),
@@ -211,7 +263,10 @@ fn externally_tagged_enums_agree() {
     agree::<Command>(&[
         (json!({"Send": {"toAddress": "a", "retryCount": 1}}), Both),
         (json!({"Stop": {"AFTER_SECONDS": 5}}), Both),
-        (json!({"Send": {"to_address": "a", "retry_count": 1}}), Neither),
+        (
+            json!({"Send": {"to_address": "a", "retry_count": 1}}),
+            Neither,
+        ),
         (json!({"Stop": {"afterSeconds": 5}}), Neither),
     ]);
 }
@@ -221,7 +276,10 @@ fn internally_tagged_enums_agree() {
     agree::<Event>(&[
         (json!({"kind": "created", "id": 1, "by": "ada"}), Both),
         (json!({"kind": "deleted", "id": 1, "reason": null}), Both),
-        (json!({"kind": "deleted", "id": 1}), SerdeOnly(MISSING_OPTION)),
+        (
+            json!({"kind": "deleted", "id": 1}),
+            SerdeOnly(MISSING_OPTION),
+        ),
         (json!({"kind": "ping"}), Both),
         (json!({"kind": "Created", "id": 1, "by": "ada"}), Neither),
         (json!({"id": 1, "by": "ada"}), Neither),
@@ -264,13 +322,19 @@ fn well_known_types_agree() {
     agree::<chrono::NaiveDate>(&[(json!("2026-11-15"), Both), (json!("2026-02-30"), Neither)]);
     agree::<chrono::NaiveDateTime>(&[
         (json!("2026-11-15T09:30:00"), Both),
-        (json!("next Tuesday"), StrictOnly("a naive date-time is a plain string in strict mode")),
+        (
+            json!("next Tuesday"),
+            StrictOnly("a naive date-time is a plain string in strict mode"),
+        ),
     ]);
     agree::<uuid::Uuid>(&[
         (json!("67e55044-10b1-426f-9247-bb680e5fe0c8"), Both),
         (json!("not-a-uuid"), Neither),
     ]);
-    agree::<Vec<Status>>(&[(json!(["open", "done"]), Both), (json!(["open", 1]), Neither)]);
+    agree::<Vec<Status>>(&[
+        (json!(["open", "done"]), Both),
+        (json!(["open", 1]), Neither),
+    ]);
 }
 
 #[test]
@@ -280,7 +344,10 @@ fn skipping_a_map_member_restores_strictness() {
     assert!(!WithPayload::is_strict_compatible());
     agree::<SkipsMap>(&[
         (json!({"name": "a"}), Both),
-        (json!({"name": "a", "tags": {"k": "v"}}), SerdeOnly(UNKNOWN_MEMBER)),
+        (
+            json!({"name": "a", "tags": {"k": "v"}}),
+            SerdeOnly(UNKNOWN_MEMBER),
+        ),
     ]);
 }
 
@@ -295,7 +362,8 @@ fn recursive_types_are_not_strict_and_describe_finitely() {
         assert!(!strict, "{description}");
         assert!(description.len() < 1000, "{description}");
     }
-    let tree: Tree = serde_json::from_value(json!({"label": "a", "children": [{"label": "b", "children": []}]}))
-        .expect("serde reads a tree");
+    let tree: Tree =
+        serde_json::from_value(json!({"label": "a", "children": [{"label": "b", "children": []}]}))
+            .expect("serde reads a tree");
     assert_eq!(tree.children[0].label, "b");
 }
