@@ -149,24 +149,6 @@ fn strip_intra_doc_links(doc: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::strip_intra_doc_links;
-
-    #[test]
-    fn intra_doc_links_lose_their_brackets() {
-        assert_eq!(
-            strip_intra_doc_links("See [`Person`] and [`a::B`]."),
-            "See `Person` and `a::B`."
-        );
-        assert_eq!(
-            strip_intra_doc_links("[`x`](http://e) [`y`][z] [a]"),
-            "[`x`](http://e) [`y`][z] [a]"
-        );
-        assert_eq!(strip_intra_doc_links("unclosed [`x"), "unclosed [`x");
-    }
-}
-
 /// The description of an item: `#[intent(description)]` if given, else its doc comment.
 pub fn description(attr: Option<&SpannedValue<String>>, attrs: &[Attribute]) -> Option<String> {
     match attr {
@@ -193,5 +175,23 @@ impl IntentVariant {
 impl IntentField {
     pub fn serde(&self) -> SerdeField {
         SerdeField::parse(&self.attrs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_intra_doc_links;
+
+    #[test]
+    fn intra_doc_links_lose_their_brackets() {
+        assert_eq!(
+            strip_intra_doc_links("See [`Person`] and [`a::B`]."),
+            "See `Person` and `a::B`."
+        );
+        assert_eq!(
+            strip_intra_doc_links("[`x`](http://e) [`y`][z] [a]"),
+            "[`x`](http://e) [`y`][z] [a]"
+        );
+        assert_eq!(strip_intra_doc_links("unclosed [`x"), "unclosed [`x");
     }
 }

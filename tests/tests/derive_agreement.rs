@@ -40,15 +40,16 @@ fn agree<T: Intent>(samples: &[(Value, Expect)]) {
     let mut failures = Vec::new();
     for (sample, expect) in samples {
         let (strict, serde) = verdicts::<T>(sample);
-        let expected = match expect {
-            Both => (true, true),
-            Neither => (false, false),
-            SerdeOnly(_) => (false, true),
-            StrictOnly(_) => (true, false),
+        let (expected, why) = match expect {
+            Both => ((true, true), "both accept"),
+            Neither => ((false, false), "both refuse"),
+            SerdeOnly(why) => ((false, true), *why),
+            StrictOnly(why) => ((true, false), *why),
         };
         if (strict, serde) != expected {
             failures.push(format!(
-                "{sample}: expected {expect:?}, got strict={strict} serde={serde}"
+                "{sample}: expected strict={} serde={} ({why}), got strict={strict} serde={serde}",
+                expected.0, expected.1
             ));
         }
     }
