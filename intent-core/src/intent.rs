@@ -28,6 +28,12 @@ use crate::shape::{NodeId, RuleTarget, ShapeGraph, TypeInfo};
 /// );
 /// assert!(String::strict_envelope_schema().is_none());
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not implement `Intent`",
+    label = "not an `Intent` type",
+    note = "derive it with `#[derive(Intent)]`, or, for a member read by a custom deserializer, \
+            state the type it reads from JSON with `#[intent(as = \"...\")]`"
+)]
 pub trait Intent: DeserializeOwned {
     /// Registers the type's shape in `graph` and returns its node.
     fn shape(graph: &mut ShapeGraph) -> NodeId;

@@ -88,4 +88,10 @@ pub mod __private {
     pub use std::borrow::Cow;
     pub use std::option::Option;
     pub use std::vec::Vec;
+
+    /// `T`'s strict hint, read through a call so that a derived type's hint is evaluated only when
+    /// used: recursive types would otherwise form a cycle of constants.
+    pub const fn strict_hint<T: crate::Intent>() -> bool {
+        T::__STRICT_HINT
+    }
 }

@@ -196,6 +196,16 @@ fn normalize(info: &TypeInfo, trimmed: &str) -> Result<Value, Vec<ResultIssue>> 
             )
         })
         .collect();
+    // Any JSON may sit inside a `Value`, but a whole answer of `null` is no answer.
+    let root = info.graph().resolve(info.root());
+    if value.is_null() && matches!(info.graph().node(root), Node::Scalar(Scalar::Json)) {
+        issues.push(ResultIssue::at(
+            format!("/{ENVELOPE_PROPERTY}"),
+            IssueKind::Shape,
+            "Must not be null: answer with the JSON value the intent asks for.",
+        ));
+        return Err(issues);
+    }
     let mut walker = Walker::new(info.graph());
     walker.walk(info.root(), &mut value, &Path::Root);
     issues.extend(walker.budget_issue());

@@ -213,8 +213,8 @@ pub(crate) fn nullable(schema: Value) -> Value {
     if let Value::Object(mut map) = schema {
         let simple = matches!(map.get("type"), Some(Value::String(t)) if t != "object" && t != "array" && t != "null");
         if simple && !map.contains_key("anyOf") {
-            if let Some(Value::String(t)) = map.remove("type") {
-                map.insert("type".into(), json!([t, "null"]));
+            if let Some(t) = map.get_mut("type") {
+                *t = json!([t.take(), "null"]);
             }
             if let Some(Value::Array(values)) = map.get_mut("enum") {
                 values.push(Value::Null);
