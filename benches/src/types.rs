@@ -1,33 +1,11 @@
 //! The result types measured: an `Order` of `Item`s (nested structs, a list, an enum, an `Option`,
 //! strings and numbers) and `Wide`, a struct of 50 members.
 
-use std::any::type_name;
-
-use intent_core::shape::{
-    EnumRepr, EnumShape, Field, Node, NodeId, ShapeGraph, StructKind, StructShape, Variant,
-    VariantKind,
-};
 use intent_core::Intent;
 use serde::{Deserialize, Serialize};
 
-/// A named struct's node.
-fn object(name: &'static str, fields: Vec<Field>) -> Node {
-    Node::Struct(StructShape {
-        name: name.into(),
-        doc: None,
-        kind: StructKind::Named(fields),
-    })
-}
-
-/// A member: required unless its type is an `Option`.
-fn member(graph: &ShapeGraph, name: &'static str, ty: NodeId) -> Field {
-    let mut field = Field::new(name, ty);
-    field.required = !matches!(graph.node(ty), Node::Option(_));
-    field
-}
-
 /// An item's stock status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Intent)]
 pub enum Status {
     /// On sale.
     Active,
@@ -37,31 +15,8 @@ pub enum Status {
     Discontinued,
 }
 
-impl Intent for Status {
-    fn shape(graph: &mut ShapeGraph) -> NodeId {
-        graph.named(type_name::<Self>(), |_, _| {
-            let variant = |name: &'static str| Variant {
-                name: name.into(),
-                aliases: Vec::new(),
-                doc: None,
-                kind: VariantKind::Unit,
-            };
-            Node::Enum(EnumShape {
-                name: "Status".into(),
-                doc: None,
-                repr: EnumRepr::External,
-                variants: vec![
-                    variant("Active"),
-                    variant("Backordered"),
-                    variant("Discontinued"),
-                ],
-            })
-        })
-    }
-}
-
 /// A weighted tag.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Intent)]
 pub struct Tag {
     /// The tag.
     pub name: String,
@@ -69,19 +24,8 @@ pub struct Tag {
     pub weight: f64,
 }
 
-impl Intent for Tag {
-    fn shape(graph: &mut ShapeGraph) -> NodeId {
-        graph.named(type_name::<Self>(), |graph, _| {
-            let name = String::shape(graph);
-            let weight = f64::shape(graph);
-            let fields = vec![member(graph, "name", name), member(graph, "weight", weight)];
-            object("Tag", fields)
-        })
-    }
-}
-
 /// A catalogue item.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Intent)]
 #[serde(rename_all = "camelCase")]
 pub struct Item {
     /// Its number.
@@ -102,30 +46,8 @@ pub struct Item {
     pub tags: Vec<Tag>,
 }
 
-impl Intent for Item {
-    fn shape(graph: &mut ShapeGraph) -> NodeId {
-        graph.named(type_name::<Self>(), |graph, _| {
-            let types = [
-                ("id", u64::shape(graph)),
-                ("sku", String::shape(graph)),
-                ("title", String::shape(graph)),
-                ("unitPrice", f64::shape(graph)),
-                ("quantity", u32::shape(graph)),
-                ("status", Status::shape(graph)),
-                ("note", Option::<String>::shape(graph)),
-                ("tags", Vec::<Tag>::shape(graph)),
-            ];
-            let fields = types
-                .into_iter()
-                .map(|(name, ty)| member(graph, name, ty))
-                .collect();
-            object("Item", fields)
-        })
-    }
-}
-
 /// An order: a strict struct with a list of items.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Intent)]
 pub struct Order {
     /// The order number.
     pub number: String,
@@ -137,46 +59,16 @@ pub struct Order {
     pub items: Vec<Item>,
 }
 
-impl Intent for Order {
-    fn shape(graph: &mut ShapeGraph) -> NodeId {
-        graph.named(type_name::<Self>(), |graph, _| {
-            let types = [
-                ("number", String::shape(graph)),
-                ("customer", String::shape(graph)),
-                ("paid", bool::shape(graph)),
-                ("items", Vec::<Item>::shape(graph)),
-            ];
-            let fields = types
-                .into_iter()
-                .map(|(name, ty)| member(graph, name, ty))
-                .collect();
-            object("Order", fields)
-        })
-    }
-}
-
-/// Declares `Wide`, its `Intent` impl and a sample value from one list of members.
+/// Declares `Wide` and a sample value from one list of members.
 macro_rules! wide {
     ($($name:ident: $ty:ty = $sample:expr,)*) => {
         /// A struct of 50 members of mixed types.
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Intent)]
         #[allow(missing_docs)]
         pub struct Wide {
             $(pub $name: $ty,)*
         }
 
-        impl Intent for Wide {
-            fn shape(graph: &mut ShapeGraph) -> NodeId {
-                graph.named(type_name::<Self>(), |graph, _| {
-                    let types = [$((stringify!($name), <$ty as Intent>::shape(graph)),)*];
-                    let fields = types
-                        .into_iter()
-                        .map(|(name, ty)| member(graph, name, ty))
-                        .collect();
-                    object("Wide", fields)
-                })
-            }
-        }
 
         impl Wide {
             /// A value with every member set.

@@ -39,6 +39,7 @@
 //! an empty one is shown as `(an empty reply)`. An issue message that spans lines is put on one.
 
 use std::fmt::Write;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -77,7 +78,8 @@ pub struct PromptPlan {
     /// The user message without retry sections.
     user: String,
     format: ResponseFormat,
-    schema: Option<Value>,
+    /// Shared with the type's cached views: copied once per request, not once per plan too.
+    schema: Option<Arc<Value>>,
     max_output_tokens: Option<u32>,
     temperature: Option<f32>,
     model: Option<String>,
@@ -121,7 +123,7 @@ pub fn plan(
     let (format, schema, result_description) = match (&options.output_schema, info.target()) {
         (Some(schema), _) if is_json_target => (
             ResponseFormat::JsonSchema,
-            Some(build_envelope_from_schema(schema)?),
+            Some(Arc::new(build_envelope_from_schema(schema)?)),
             "a JSON value that conforms to the provided JSON schema".to_owned(),
         ),
         (Some(_), _) => {
@@ -132,7 +134,7 @@ pub fn plan(
         (None, TargetKind::Text) => (ResponseFormat::Text, None, String::new()),
         (None, TargetKind::StrictSchema) => (
             ResponseFormat::JsonSchema,
-            info.envelope_schema().cloned(),
+            info.shared_envelope_schema(),
             info.description().to_owned(),
         ),
         (None, TargetKind::JsonObject) if is_json_target => (
@@ -244,7 +246,7 @@ impl PromptPlan {
             system: self.system.clone(),
             user,
             format: self.format,
-            schema: self.schema.clone(),
+            schema: self.schema.as_deref().cloned(),
             schema_name: DEFAULT_SCHEMA_NAME.to_owned(),
             max_output_tokens: self.max_output_tokens,
             temperature: self.temperature,
@@ -259,7 +261,7 @@ impl PromptPlan {
 
     /// The schema sent with every attempt.
     pub fn schema(&self) -> Option<&Value> {
-        self.schema.as_ref()
+        self.schema.as_deref()
     }
 
     /// The token limit of every attempt.

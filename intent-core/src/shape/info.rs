@@ -34,7 +34,8 @@ pub struct TypeInfo {
     graph: ShapeGraph,
     root: NodeId,
     description: String,
-    envelope_schema: Option<Value>,
+    /// Shared, so a call's plan holds it without copying it.
+    envelope_schema: Option<Arc<Value>>,
     target: TargetKind,
 }
 
@@ -75,7 +76,7 @@ impl TypeInfo {
             graph.strict_schema(root).map(|inner| {
                 let mut schema = envelope(inner);
                 make_strict(&mut schema);
-                schema
+                Arc::new(schema)
             })
         };
         let target = if text {
@@ -111,7 +112,12 @@ impl TypeInfo {
 
     /// The strict envelope schema, or `None` for text and non-strict types.
     pub fn envelope_schema(&self) -> Option<&Value> {
-        self.envelope_schema.as_ref()
+        self.envelope_schema.as_deref()
+    }
+
+    /// The strict envelope schema, shared rather than copied.
+    pub(crate) fn shared_envelope_schema(&self) -> Option<Arc<Value>> {
+        self.envelope_schema.clone()
     }
 
     /// How the type is asked for.
