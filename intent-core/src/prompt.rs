@@ -179,13 +179,16 @@ pub fn plan(
             user.push('\n');
             user.push_str(JSON_TYPES_LINE);
         }
-        let mut rules = info.rule_lines();
-        rules.extend(options.rule_lines.iter().cloned());
-        if !rules.is_empty() {
+        let mut rules = info
+            .rule_lines()
+            .iter()
+            .chain(&options.rule_lines)
+            .peekable();
+        if rules.peek().is_some() {
             user.push_str("\nRules for members of <result>:");
             for rule in rules {
                 user.push('\n');
-                user.push_str(&rule);
+                user.push_str(rule);
             }
         }
     }

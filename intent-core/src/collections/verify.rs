@@ -118,7 +118,7 @@ impl<'c, O: Intent> ElementReader<'c, O> {
                 )]),
             }
         } else {
-            read::read_reply::<O>(&self.info, &format!("{{\"{ENVELOPE_PROPERTY}\":{value}}}"))
+            read::read_value::<O>(&self.info, value.clone())
         }?;
         let issues: Vec<ResultIssue> = self
             .checks

@@ -80,12 +80,42 @@ pub fn read_reply<T: Intent>(info: &TypeInfo, text: &str) -> Result<T, Vec<Resul
     } else {
         trimmed
     };
-    if body.starts_with('{') && skim::eligible(info.graph(), info.root()) {
+    if body.starts_with('{') && info.fast_read(skim::eligible) {
         if let Some(value) = skim::read::<T>(info.graph(), info.root(), body) {
             return Ok(value);
         }
     }
     read_lenient(info, trimmed)
+}
+
+/// Reads a value that is already JSON (the `<result>` itself, not its envelope) into a `T`: the
+/// same verification, normalization and rules as [`read_reply`], without parsing text. Issue
+/// paths start at `/value`. A text result takes a JSON string.
+///
+/// ```
+/// use intent_core::read::read_value;
+/// use intent_core::Intent;
+///
+/// let info = <Vec<u8>>::type_info();
+/// assert_eq!(read_value::<Vec<u8>>(&info, serde_json::json!([1, "2"])).unwrap(), vec![1, 2]);
+/// let issues = read_value::<Vec<u8>>(&info, serde_json::json!([300])).unwrap_err();
+/// assert_eq!(issues[0].path.as_deref(), Some("/value/0"));
+/// ```
+pub fn read_value<T: Intent>(info: &TypeInfo, value: Value) -> Result<T, Vec<ResultIssue>> {
+    if info.target() == TargetKind::Text {
+        return match value {
+            Value::String(text) => read_text(&text),
+            other => Err(vec![ResultIssue::at(
+                format!("/{ENVELOPE_PROPERTY}"),
+                IssueKind::Shape,
+                format!(
+                    "Must be text (a JSON string); got {}.",
+                    crate::schema::kind_of(&other)
+                ),
+            )]),
+        };
+    }
+    deserialize(verify_value(info, value, Vec::new())?)
 }
 
 /// The lenient path alone (the fast path skipped): used by [`read_reply`] and by tests that hold
@@ -174,11 +204,11 @@ fn normalize(info: &TypeInfo, trimmed: &str) -> Result<Value, Vec<ResultIssue>> 
         }
     }
 
-    let (mut value, enveloped) = match unwrap_envelope(info, parsed.value) {
+    let (value, enveloped) = match unwrap_envelope(info, parsed.value) {
         Ok(found) => found,
         Err(issue) => return Err(vec![issue]),
     };
-    let mut issues: Vec<ResultIssue> = parsed
+    let issues: Vec<ResultIssue> = parsed
         .duplicates
         .into_iter()
         .map(|(relative, key)| {
@@ -196,6 +226,15 @@ fn normalize(info: &TypeInfo, trimmed: &str) -> Result<Value, Vec<ResultIssue>> 
             )
         })
         .collect();
+    verify_value(info, value, issues)
+}
+
+/// Verifies and normalizes a value already out of its envelope; `issues` holds findings so far.
+fn verify_value(
+    info: &TypeInfo,
+    mut value: Value,
+    mut issues: Vec<ResultIssue>,
+) -> Result<Value, Vec<ResultIssue>> {
     // Any JSON may sit inside a `Value`, but a whole answer of `null` is no answer.
     let root = info.graph().resolve(info.root());
     if value.is_null() && matches!(info.graph().node(root), Node::Scalar(Scalar::Json)) {

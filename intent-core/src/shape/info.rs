@@ -1,7 +1,7 @@
 //! Everything the library derives from a type's shape, computed once per type and cached.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, RwLock};
+use std::sync::{Arc, LazyLock, OnceLock, RwLock};
 
 use serde_json::Value;
 
@@ -37,6 +37,10 @@ pub struct TypeInfo {
     /// Shared, so a call's plan holds it without copying it.
     envelope_schema: Option<Arc<Value>>,
     target: TargetKind,
+    /// The member rules in words, computed on first use.
+    rule_lines: OnceLock<Vec<String>>,
+    /// Whether replies may take the reader's fast path, computed on first use.
+    fast_read: OnceLock<bool>,
 }
 
 impl TypeInfo {
@@ -92,6 +96,8 @@ impl TypeInfo {
             description,
             envelope_schema,
             target,
+            rule_lines: OnceLock::new(),
+            fast_read: OnceLock::new(),
         }
     }
 
@@ -152,7 +158,15 @@ impl TypeInfo {
     }
 
     /// One line per member rule: `- lines[].quantity: at least 1`.
-    pub fn rule_lines(&self) -> Vec<String> {
-        self.graph.rule_lines(self.root)
+    pub fn rule_lines(&self) -> &[String] {
+        self.rule_lines
+            .get_or_init(|| self.graph.rule_lines(self.root))
+    }
+
+    /// Whether replies may take the reader's fast path (decided once per type).
+    pub(crate) fn fast_read(&self, decide: impl FnOnce(&ShapeGraph, NodeId) -> bool) -> bool {
+        *self
+            .fast_read
+            .get_or_init(|| decide(&self.graph, self.root))
     }
 }

@@ -68,7 +68,32 @@ impl RuleTarget {
 impl Rules {
     /// True when no rule is set.
     pub fn is_empty(&self) -> bool {
-        *self == Rules::default()
+        let Rules {
+            minimum,
+            maximum,
+            exclusive_minimum,
+            exclusive_maximum,
+            multiple_of,
+            min_length,
+            max_length,
+            pattern,
+            min_items,
+            max_items,
+            unique_items,
+            allowed,
+        } = self;
+        minimum.is_none()
+            && maximum.is_none()
+            && exclusive_minimum.is_none()
+            && exclusive_maximum.is_none()
+            && multiple_of.is_none()
+            && min_length.is_none()
+            && max_length.is_none()
+            && pattern.is_none()
+            && min_items.is_none()
+            && max_items.is_none()
+            && !unique_items
+            && allowed.is_none()
     }
 
     /// The rules in words, for the prompt's output requirements.

@@ -186,11 +186,12 @@ impl Transport {
             .await
             .map_err(|e| self.transport_fault(e, post, "sending the request to"))?;
         let status = response.status();
+        if status.is_success() {
+            return self.read_body(response, post).await;
+        }
+        // Only a failed reply's headers are needed after its body is read (`retry-after`, ...).
         let headers = response.headers().clone();
         let body = self.read_body(response, post).await?;
-        if status.is_success() {
-            return Ok(body);
-        }
         Err(status_fault(status, &headers, &body, post))
     }
 
