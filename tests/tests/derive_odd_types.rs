@@ -2,6 +2,7 @@
 //! `PhantomData`, raw identifiers, very many fields, nested generics, recursion through `Box`,
 //! `Option` and `Vec`, and enums with no variants or only skipped ones. Each compiles, describes
 //! itself, gets the right strict verdict, and reads a reply without panicking.
+#![allow(dead_code, clippy::type_complexity)]
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
