@@ -249,7 +249,7 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
             }
             send(job.client, &request, job.options.provider.as_deref())
                 .await
-                .map(|(provider, response)| (false, provider, response))
+                .map(|(provider, response)| (false, provider, counted(response)))
         }
         .instrument(span.clone());
 
@@ -422,6 +422,12 @@ fn cache_key(client: &IntentClient, request: &AiRequest, named: Option<&str>) ->
         .or_else(|| provider.and_then(|p| p.default_model()))
         .unwrap_or_default();
     CacheKey::for_request(provider_name, model, request)
+}
+
+/// A reply from a model is one call, whatever usage its provider reported.
+pub(crate) fn counted(mut response: AiResponse) -> AiResponse {
+    response.usage.calls = response.usage.calls.max(1);
+    response
 }
 
 fn from_cache(hit: CachedReply) -> AiResponse {

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use crate::client::IntentClient;
 use crate::input::SerializedInput;
 use crate::options::JudgeOptions;
+use crate::provider::FinishReason;
 use crate::request::{AiRequest, ResponseFormat, JUDGE_SCHEMA_NAME};
 use crate::result::Usage;
 use crate::send::send;
@@ -104,8 +105,17 @@ pub(crate) async fn judge(
             usage: Usage::default(),
         },
         Ok((_, response)) => Judgement {
-            verdict: parse(&response.text),
-            usage: response.usage,
+            verdict: match response.finish_reason {
+                FinishReason::Length => Verdict::Broken(
+                    "the judge's reply was cut off at its token limit (raise max_output_tokens)"
+                        .to_owned(),
+                ),
+                FinishReason::Refusal | FinishReason::ContentFilter => {
+                    Verdict::Broken("the judge's model refused to review the answer".to_owned())
+                }
+                _ => parse(&response.text),
+            },
+            usage: crate::attempt::counted(response).usage,
         },
     }
 }

@@ -37,6 +37,8 @@
 //! A previous output longer than [`PREVIOUS_OUTPUT_LIMIT`] characters is cut there and followed by
 //! one line saying so (`[cut at 6000 of 7250 characters]`), so the model knows it sees only part;
 //! an empty one is shown as `(an empty reply)`. An issue message that spans lines is put on one.
+//! At most [`PREVIOUS_PROBLEMS_LIMIT`] issues are listed, so a reply with thousands of findings
+//! cannot grow the next prompt without bound; one more bullet counts the rest.
 
 use std::fmt::Write;
 use std::sync::Arc;
@@ -56,6 +58,9 @@ pub const SYSTEM_PREAMBLE: &str = "You carry out the intent on the input exactly
 
 /// How much of a previous attempt's raw output a retry shows, in characters.
 pub const PREVIOUS_OUTPUT_LIMIT: usize = 6000;
+
+/// How many of a previous attempt's issues a retry lists; the rest are counted in one line.
+pub const PREVIOUS_PROBLEMS_LIMIT: usize = 50;
 
 const JSON_TYPES_LINE: &str = "Use JSON types faithfully: numbers as numbers, true and false as booleans, null only where the description allows it (a type ending in ?), lists as arrays.";
 
@@ -292,13 +297,21 @@ fn append_retry(user: &mut String, previous: &AttemptRecord) {
         }
     }
     user.push_str("\n\n## Problems with the previous attempt");
-    for issue in &previous.issues {
+    for issue in previous.issues.iter().take(PREVIOUS_PROBLEMS_LIMIT) {
         user.push_str("\n- ");
         let line = issue.to_string();
         if line.contains(['\n', '\r']) {
             user.push_str(&line.split_whitespace().collect::<Vec<_>>().join(" "));
         } else {
             user.push_str(&line);
+        }
+    }
+    if let Some(rest) = previous.issues.len().checked_sub(PREVIOUS_PROBLEMS_LIMIT) {
+        if rest > 0 {
+            let _ = write!(
+                user,
+                "\n- {rest} more problems like these are not listed; fix every one."
+            );
         }
     }
     user.push_str("\nProduce a corrected response that fixes every listed problem while still satisfying the intent.");

@@ -432,3 +432,31 @@ async fn the_input_label_follows_the_input() {
         .user
         .contains("## Input (List<DateOnly (yyyy-MM-dd)>)\n[\"2026-03-04\"]\n\n"));
 }
+
+#[test]
+fn a_retry_lists_at_most_the_problem_limit_and_counts_the_rest() {
+    assert_eq!(intent_core::prompt::PREVIOUS_PROBLEMS_LIMIT, 50);
+    let mut previous = AttemptRecord::new(1);
+    previous.raw_output = "[300, 300]".into();
+    previous.issues = (0..5000)
+        .map(|i| {
+            ResultIssue::at(
+                format!("/value/{i}"),
+                IssueKind::Shape,
+                "Must be a whole number from 0 to 255 (byte); got 300.",
+            )
+        })
+        .collect();
+    let user = plan_for::<Vec<u8>>(&AiRequestOptions::default())
+        .request(Some(&previous))
+        .user;
+    let problems = &user[user.find("## Problems with the previous attempt").unwrap()..];
+    assert_eq!(problems.matches("\n- /value/").count(), 50);
+    assert!(problems.contains("\n- /value/49: "));
+    assert!(!problems.contains("/value/50:"));
+    assert!(
+        problems.contains("\n- 4950 more problems like these are not listed; fix every one.\n"),
+        "{problems}"
+    );
+    assert!(user.ends_with("while still satisfying the intent."));
+}

@@ -12,6 +12,11 @@ use super::rules::RawRules;
 /// The largest intent file read, in bytes.
 pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
+/// The deepest nesting of flow lists and mappings (`[..]`, `{..}`) a YAML intent file may have.
+/// The YAML parser's work grows with the square of the nesting, so deeper text is refused before
+/// it is parsed.
+pub const MAX_YAML_NESTING: usize = 256;
+
 /// An intent file's format, from its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Format {
@@ -106,6 +111,9 @@ pub(crate) fn parse(path: &Path, text: String, format: Format) -> Result<ParsedF
             "the file is empty; write a mapping with an `intents` list",
         ));
     }
+    if format == Format::Yaml {
+        check_nesting(path, &text)?;
+    }
     check_syntax(path, &text, format)?;
     let parsed: Result<RawFile, (String, Option<usize>, String)> = match format {
         Format::Json => {
@@ -139,6 +147,48 @@ pub(crate) fn parse(path: &Path, text: String, format: Format) -> Result<ParsedF
         }),
         Err((at, line, message)) => Err(parse_error(path, &text, format, &at, line, message)),
     }
+}
+
+/// Refuses YAML whose flow brackets nest deeper than [`MAX_YAML_NESTING`], counted outside quoted
+/// strings and comments (a bracket inside a plain scalar may count too, which only makes the
+/// count larger).
+fn check_nesting(path: &Path, text: &str) -> Result<(), CatalogError> {
+    let (mut depth, mut line) = (0usize, 1usize);
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut comment = false;
+    let mut previous = '\n';
+    for c in text.chars() {
+        if c == '\n' {
+            line += 1;
+            comment = false;
+        }
+        match quote {
+            _ if comment => {}
+            Some('"') if escaped => escaped = false,
+            Some('"') if c == '\\' => escaped = true,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '"' | '\'' => quote = Some(c),
+                '#' if previous.is_whitespace() => comment = true,
+                '[' | '{' => {
+                    depth += 1;
+                    if depth > MAX_YAML_NESTING {
+                        return Err(CatalogError::new(
+                            path,
+                            format!("the file nests lists and mappings deeper than {MAX_YAML_NESTING} levels (MAX_YAML_NESTING); write a flatter file"),
+                        )
+                        .with_line(Some(line)));
+                    }
+                }
+                ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+        previous = c;
+    }
+    Ok(())
 }
 
 /// Refuses text that is not YAML or JSON at all, or whose top level is not a mapping, before it

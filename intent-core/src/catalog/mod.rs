@@ -66,7 +66,7 @@ mod schema;
 
 pub use error::CatalogError;
 #[cfg(feature = "catalog")]
-pub use file::MAX_FILE_BYTES;
+pub use file::{MAX_FILE_BYTES, MAX_YAML_NESTING};
 #[cfg(feature = "catalog")]
 pub use intent::{CatalogIntent, IntentShape};
 

@@ -297,7 +297,11 @@ impl AnthropicProvider {
                 key: &self.key,
             })
             .await?;
-        parse_reply(&reply, model).map_err(|e| e.with_provider(&self.name))
+        parse_reply(&reply, model, &self.key).map_err(|mut e| {
+            // A reply echoing the key must not carry it into an error.
+            e.message = self.key.redact(std::mem::take(&mut e.message));
+            e.with_provider(&self.name)
+        })
     }
 }
 
@@ -351,38 +355,38 @@ struct OutputFormat<'a> {
 
 #[derive(Deserialize)]
 struct MessagesReply {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     model: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     content: Option<Vec<Value>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     stop_reason: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     usage: Option<MessagesUsage>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     error: Option<Value>,
 }
 
 #[derive(Deserialize, Default)]
 struct MessagesUsage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     input_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     output_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     cache_read_input_tokens: Option<u64>,
 }
 
 /// Reads a Messages API reply.
-fn parse_reply(body: &[u8], sent_model: &str) -> Result<AiResponse, ProviderError> {
+fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
     let reply: MessagesReply = serde_json::from_slice(body).map_err(|e| {
         ProviderError::new(
             ProviderErrorKind::Decode,
             format!(
                 "the reply is not a Messages API JSON object ({e}): {}",
-                clip_body(body)
+                clip_body(body, key)
             ),
         )
     })?;
@@ -390,10 +394,7 @@ fn parse_reply(body: &[u8], sent_model: &str) -> Result<AiResponse, ProviderErro
         let message = match reply.error {
             Some(error) => format!(
                 "the reply carries an error instead of content: {}",
-                error
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| error.to_string(), str::to_owned)
+                super::transport::error_text(&error)
             ),
             None => "the reply has no content".to_owned(),
         };

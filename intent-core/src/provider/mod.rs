@@ -40,6 +40,17 @@ pub enum FinishReason {
     Other(String),
 }
 
+/// Reads a reply field that only informs (usage, model, finish reason), or `None` when the server
+/// sent it with another type: an odd field never costs the answer it came with.
+pub(crate) fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
+}
+
 /// A provider's reply to one [`AiRequest`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

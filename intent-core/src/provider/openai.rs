@@ -340,7 +340,11 @@ impl OpenAiProvider {
                 key: &self.key,
             })
             .await?;
-        parse_reply(&reply, model).map_err(|e| e.with_provider(&self.name))
+        parse_reply(&reply, model, &self.key).map_err(|mut e| {
+            // A reply echoing the key must not carry it into an error.
+            e.message = self.key.redact(std::mem::take(&mut e.message));
+            e.with_provider(&self.name)
+        })
     }
 }
 
@@ -397,56 +401,56 @@ struct WireSchema<'a> {
 
 #[derive(Deserialize)]
 struct ChatReply {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     model: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     choices: Option<Vec<Choice>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     usage: Option<ChatUsage>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     error: Option<Value>,
 }
 
 #[derive(Deserialize)]
 struct Choice {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     message: Option<ChoiceMessage>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     finish_reason: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct ChoiceMessage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     content: Option<Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     refusal: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
 struct ChatUsage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     prompt_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     completion_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     prompt_tokens_details: Option<TokenDetails>,
 }
 
 #[derive(Deserialize)]
 struct TokenDetails {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient")]
     cached_tokens: Option<u64>,
 }
 
 /// Reads a Chat Completions reply.
-fn parse_reply(body: &[u8], sent_model: &str) -> Result<AiResponse, ProviderError> {
+fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
     let reply: ChatReply = serde_json::from_slice(body).map_err(|e| {
         ProviderError::new(
             ProviderErrorKind::Decode,
             format!(
                 "the reply is not a Chat Completions JSON object ({e}): {}",
-                super::transport::clip_body(body)
+                super::transport::clip_body(body, key)
             ),
         )
     })?;
@@ -455,10 +459,7 @@ fn parse_reply(body: &[u8], sent_model: &str) -> Result<AiResponse, ProviderErro
         let message = match reply.error {
             Some(error) => format!(
                 "the reply carries an error instead of choices: {}",
-                error
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| error.to_string(), str::to_owned)
+                super::transport::error_text(&error)
             ),
             None => "the reply has no choices[0]".to_owned(),
         };

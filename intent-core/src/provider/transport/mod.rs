@@ -275,7 +275,7 @@ struct Fault {
 
 fn status_fault(status: StatusCode, headers: &HeaderMap, body: &[u8], post: &Post<'_>) -> Fault {
     let code = status.as_u16();
-    let parsed = error_body::parse(body);
+    let parsed = error_body::parse(&post.key.redact_bytes(body));
     let mut kind = ProviderErrorKind::from_status(code);
     if parsed.quota_exhausted && matches!(code, 429 | 402 | 403) {
         kind = ProviderErrorKind::QuotaExhausted;
@@ -330,15 +330,25 @@ pub(crate) fn display_url(url: &str) -> String {
     }
 }
 
-/// A reply body for an error message: its text, clipped.
-pub(crate) fn clip_body(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
+/// A reply body for an error message: its text with the key redacted, clipped.
+pub(crate) fn clip_body(body: &[u8], key: &ApiKey) -> String {
+    let body = key.redact_bytes(body);
+    let text = String::from_utf8_lossy(&body);
     let text = text.trim();
     if text.is_empty() {
         "(empty body)".to_owned()
     } else {
         error_body::clip(text, error_body::RAW_BODY_LIMIT)
     }
+}
+
+/// A provider's own error object, as text for a message: its `message`, else the JSON, clipped.
+pub(crate) fn error_text(error: &serde_json::Value) -> String {
+    let text = error
+        .get("message")
+        .and_then(serde_json::Value::as_str)
+        .map_or_else(|| error.to_string(), str::to_owned);
+    error_body::clip(&text, error_body::RAW_BODY_LIMIT)
 }
 
 /// `base` joined with `path`, with exactly one slash between them.

@@ -32,6 +32,20 @@ impl ApiKey {
     }
 }
 
+impl ApiKey {
+    /// `body` with every occurrence of the key replaced by `[redacted]`, before any of it is cut
+    /// for a message (a cut could fall inside the key and leave part of it behind).
+    pub(crate) fn redact_bytes<'b>(&self, body: &'b [u8]) -> std::borrow::Cow<'b, [u8]> {
+        match self.expose() {
+            Some(key) if key.len() >= 4 && body.windows(key.len()).any(|w| w == key.as_bytes()) => {
+                let text = String::from_utf8_lossy(body).replace(key, "[redacted]");
+                std::borrow::Cow::Owned(text.into_bytes())
+            }
+            _ => std::borrow::Cow::Borrowed(body),
+        }
+    }
+}
+
 impl fmt::Debug for ApiKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {

@@ -1,0 +1,146 @@
+//! API keys never show: not in `Debug`, errors, issues or logs (captured at TRACE), even when a
+//! server echoes the key back in any part of its reply.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use intent_core::prelude::*;
+use intent_core::provider::{Provider, RetryPolicy};
+use serde_json::json;
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const KEY: &str = "SECRETKEY-0123456789abcdefXYZ";
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Fails when any 8 characters of the key in a row show in `text`.
+fn assert_no_key(text: &str, what: &str) {
+    for start in 0..=KEY.len() - 8 {
+        let piece = &KEY[start..start + 8];
+        assert!(
+            !text.contains(piece),
+            "{what} shows part of the key ({piece}):\n{text}"
+        );
+    }
+}
+
+fn fast() -> RetryPolicy {
+    RetryPolicy {
+        max_retries: 1,
+        initial_backoff: Duration::from_millis(5),
+        max_backoff: Duration::from_millis(10),
+        max_retry_after: Duration::from_secs(1),
+    }
+}
+
+async fn server_answering(template: ResponseTemplate) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(template)
+        .mount(&server)
+        .await;
+    server
+}
+
+/// Replies that echo the key in every place an error message is made from.
+fn echoing_replies() -> Vec<(&'static str, ResponseTemplate)> {
+    let padded = format!("{}{KEY}", "x".repeat(490));
+    vec![
+        (
+            "a 200 that is not JSON",
+            ResponseTemplate::new(200).set_body_string(format!("<html>bad key {KEY}</html>")),
+        ),
+        (
+            "a 200 with an error and no choices",
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"error": {"message": format!("key {KEY} refused")}})),
+        ),
+        (
+            "a 200 with an error that is a bare string",
+            ResponseTemplate::new(200).set_body_json(json!({"error": format!("key {KEY}")})),
+        ),
+        (
+            "a 401 whose raw body is cut in the middle of the key",
+            ResponseTemplate::new(401).set_body_string(padded.clone()),
+        ),
+        (
+            "a 500, retried, echoing the key",
+            ResponseTemplate::new(500)
+                .set_body_json(json!({"error": {"message": format!("boom {KEY}")}})),
+        ),
+        (
+            "a 200 with choices of the wrong type echoing the key",
+            ResponseTemplate::new(200).set_body_json(json!({"choices": format!("{KEY}")})),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn a_failing_openai_call_never_shows_the_key_in_issues_errors_or_trace_logs() {
+    for (case, template) in echoing_replies() {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+
+        let server = server_answering(template).await;
+        let provider = OpenAiProvider::new(KEY)
+            .with_base_url(format!("{}/v1", server.uri()))
+            .with_retry_policy(fast());
+        assert_no_key(&format!("{provider:?}"), "the provider's Debug");
+        let error = provider
+            .complete(&AiRequest::new("s", "u"))
+            .await
+            .unwrap_err();
+        assert_no_key(&format!("{error} {error:?}"), case);
+
+        // Through a client with a fallback, so the fallback's warning is logged too.
+        let client = IntentClient::builder()
+            .provider(provider)
+            .fallback(ScriptedProvider::new(Vec::<String>::new()))
+            .build()
+            .unwrap();
+        let result = u32::ai(&client, "three", "Count.").await;
+        assert!(!result.is_success(), "{case}");
+        assert_no_key(&format!("{result:?}"), case);
+        for issue in result.issues() {
+            assert_no_key(&issue.to_string(), case);
+        }
+        let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert!(!log.is_empty(), "{case}: nothing was logged");
+        assert_no_key(&log, case);
+    }
+}
+
+#[tokio::test]
+async fn a_failing_anthropic_call_never_shows_the_key() {
+    for (case, template) in echoing_replies() {
+        let server = server_answering(template).await;
+        let provider = AnthropicProvider::new(KEY)
+            .with_base_url(server.uri())
+            .with_retry_policy(fast());
+        assert_no_key(&format!("{provider:?}"), "the provider's Debug");
+        let error = provider
+            .complete(&AiRequest::new("s", "u"))
+            .await
+            .unwrap_err();
+        assert_no_key(&format!("{error} {error:?}"), case);
+    }
+}
