@@ -75,7 +75,7 @@ pub struct AiRequestOptions {
     /// The provider to ask, by name; naming one turns fallback off.
     pub provider: Option<String>,
     /// Rule lines stated to the model after the result type's own, under "Rules for members of
-    /// <result>", each as `- lines[].quantity: at most 1000`. They are stated, not checked: an
+    /// `<result>`", each as `- lines[].quantity: at most 1000`. They are stated, not checked: an
     /// intent catalog checks its rules itself (see `AiCall::validate_json`).
     pub rule_lines: Vec<String>,
     /// A JSON schema for a `serde_json::Value` result, sent strict.

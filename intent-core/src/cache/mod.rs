@@ -7,7 +7,7 @@
 //! cache is a warning in the log, never a failed call.
 //!
 //! Backends: [`MemoryCache`] (an LRU bounded by entries), [`DiskCache`] (survives restarts) and,
-//! behind the `redis` feature, [`RedisCache`] (shared by a fleet of workers).
+//! behind the `redis` feature, `RedisCache` (shared by a fleet of workers).
 
 mod disk;
 mod key;

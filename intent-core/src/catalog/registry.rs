@@ -23,7 +23,7 @@ enum Source {
 
 /// The intents of one intent file or of a folder of them, checked and ready to run.
 ///
-/// See the [module documentation](self) for the file format.
+/// See the [module documentation](crate::catalog) for the file format.
 ///
 /// ```
 /// use intent_core::catalog::Catalog;
