@@ -47,8 +47,10 @@ where
     D: serde::Deserializer<'de>,
     T: serde::de::DeserializeOwned,
 {
-    let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
-    Ok(serde_json::from_value(value).ok())
+    // The field's text is borrowed, not built into a `Value`: an ordinary reply is scanned once
+    // here and read once below.
+    let raw = <&'de serde_json::value::RawValue as serde::Deserialize>::deserialize(deserializer)?;
+    Ok(serde_json::from_str(raw.get()).ok())
 }
 
 /// A provider's reply to one [`AiRequest`].

@@ -314,13 +314,17 @@ impl OpenAiProvider {
             temperature: request.temperature,
             response_format,
         };
-        serde_json::to_vec(&body).map_err(|e| {
-            ProviderError::new(
-                ProviderErrorKind::Config,
-                format!("the request could not be serialized: {e}"),
-            )
-            .with_provider(&self.name)
-        })
+        // Sized for the messages up front: the body grows once, not by doubling.
+        let mut bytes = Vec::with_capacity(request.system.len() + request.user.len() + 2048);
+        serde_json::to_writer(&mut bytes, &body)
+            .map(|()| bytes)
+            .map_err(|e| {
+                ProviderError::new(
+                    ProviderErrorKind::Config,
+                    format!("the request could not be serialized: {e}"),
+                )
+                .with_provider(&self.name)
+            })
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
