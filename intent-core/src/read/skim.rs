@@ -359,3 +359,50 @@ impl<'g> Skim<'g> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::read;
+    use crate::Intent;
+
+    fn fast<T: Intent>(body: &str) -> Option<T> {
+        let info = T::type_info();
+        read::<T>(info.graph(), info.root(), body)
+    }
+
+    #[test]
+    fn well_formed_replies_take_the_fast_path() {
+        assert_eq!(fast::<Vec<u8>>(r#"{"value": [1, 2, 255]}"#), Some(vec![1, 2, 255]));
+        assert_eq!(fast::<Option<u16>>(r#"{"value": null}"#), Some(None));
+        assert_eq!(fast::<Option<u16>>(r#"{"value": 7}"#), Some(Some(7)));
+        assert_eq!(
+            fast::<(u8, String)>(r#"{"value": [3, "three"]}"#),
+            Some((3, "three".to_owned()))
+        );
+        assert_eq!(fast::<[i8; 2]>(r#"{"value": [-1, 1]}"#), Some([-1, 1]));
+        assert_eq!(fast::<char>(r#"{"value": "é"}"#), Some('é'));
+        assert_eq!(fast::<Vec<bool>>(r#"{"value": [true, false]}"#), Some(vec![true, false]));
+        assert_eq!(fast::<f64>(r#"{"value": 2.5}"#), Some(2.5));
+    }
+
+    #[test]
+    fn values_the_shape_refuses_leave_the_fast_path() {
+        assert_eq!(fast::<Vec<u8>>(r#"{"value": [1, 300]}"#), None);
+        assert_eq!(fast::<Vec<u8>>(r#"{"value": [1, 2.5]}"#), None);
+        assert_eq!(fast::<Vec<u8>>(r#"{"value": [1, "2"]}"#), None);
+        assert_eq!(fast::<u16>(r#"{"value": null}"#), None);
+        assert_eq!(fast::<(u8, String)>(r#"{"value": [3]}"#), None);
+        assert_eq!(fast::<(u8, String)>(r#"{"value": [3, "a", 4]}"#), None);
+        assert_eq!(fast::<[i8; 2]>(r#"{"value": [1, 2, 3]}"#), None);
+        assert_eq!(fast::<char>(r#"{"value": "ab"}"#), None);
+        assert_eq!(fast::<bool>(r#"{"value": "true"}"#), None);
+    }
+
+    #[test]
+    fn the_envelope_must_be_exactly_value() {
+        assert_eq!(fast::<u8>(r#"{"Value": 1}"#), None);
+        assert_eq!(fast::<u8>(r#"{"value": 1, "note": 2}"#), None);
+        assert_eq!(fast::<u8>(r#"{}"#), None);
+        assert_eq!(fast::<u8>(r#"{"value": 1} 2"#), None);
+    }
+}
