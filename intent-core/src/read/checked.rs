@@ -227,7 +227,8 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
 
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
         let skim = self.at.node()?.newtype();
-        self.visitor.visit_newtype_struct(Checked { inner: d, skim })
+        self.visitor
+            .visit_newtype_struct(Checked { inner: d, skim })
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {

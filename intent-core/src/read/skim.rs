@@ -372,7 +372,10 @@ mod tests {
 
     #[test]
     fn well_formed_replies_take_the_fast_path() {
-        assert_eq!(fast::<Vec<u8>>(r#"{"value": [1, 2, 255]}"#), Some(vec![1, 2, 255]));
+        assert_eq!(
+            fast::<Vec<u8>>(r#"{"value": [1, 2, 255]}"#),
+            Some(vec![1, 2, 255])
+        );
         assert_eq!(fast::<Option<u16>>(r#"{"value": null}"#), Some(None));
         assert_eq!(fast::<Option<u16>>(r#"{"value": 7}"#), Some(Some(7)));
         assert_eq!(
@@ -381,7 +384,10 @@ mod tests {
         );
         assert_eq!(fast::<[i8; 2]>(r#"{"value": [-1, 1]}"#), Some([-1, 1]));
         assert_eq!(fast::<char>(r#"{"value": "é"}"#), Some('é'));
-        assert_eq!(fast::<Vec<bool>>(r#"{"value": [true, false]}"#), Some(vec![true, false]));
+        assert_eq!(
+            fast::<Vec<bool>>(r#"{"value": [true, false]}"#),
+            Some(vec![true, false])
+        );
         assert_eq!(fast::<f64>(r#"{"value": 2.5}"#), Some(2.5));
     }
 
