@@ -273,6 +273,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
             fields,
             seen: Marks::new(fields.len()),
             pending: None,
+            pending_hint: 0,
             done: false,
         };
         let value = self.visitor.visit_map(&mut checked)?;
@@ -382,6 +383,7 @@ struct CheckedMap<'g, A> {
     fields: &'g [Field],
     seen: Marks,
     pending: Option<usize>,
+    pending_hint: usize,
     done: bool,
 }
 
@@ -416,12 +418,15 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'_, A> {
         seed: S,
     ) -> Result<Option<S::Value>, A::Error> {
         let names = Names::Fields(self.fields);
-        match self.inner.next_key_seed(NameSeed { seed, names })? {
+        // Members usually come in declaration order: the one after the last is tried first.
+        let hint = self.pending_hint;
+        match self.inner.next_key_seed(NameSeed { seed, names, hint })? {
             Some((key, index)) => {
                 if !self.seen.mark(index) {
                     return Err(refuse());
                 }
                 self.pending = Some(index);
+                self.pending_hint = index + 1;
                 Ok(Some(key))
             }
             None => {
@@ -458,7 +463,8 @@ impl<'de, 'g, A: EnumAccess<'de>> EnumAccess<'de> for CheckedEnum<'g, A> {
         seed: S,
     ) -> Result<(S::Value, Self::Variant), A::Error> {
         let names = Names::Variants(self.variants);
-        let ((value, index), variant) = self.inner.variant_seed(NameSeed { seed, names })?;
+        let hint = 0;
+        let ((value, index), variant) = self.inner.variant_seed(NameSeed { seed, names, hint })?;
         Ok((
             value,
             CheckedVariant {
@@ -530,8 +536,16 @@ enum Names<'g> {
 }
 
 impl Names<'_> {
-    /// The index of the member or variant written exactly as `name` (or an alias).
-    fn find<E: de::Error>(self, name: &str) -> Result<usize, E> {
+    /// The index of the member or variant written exactly as `name` (or an alias); the one at
+    /// `hint` is tried first.
+    fn find<E: de::Error>(self, name: &str, hint: usize) -> Result<usize, E> {
+        let at_hint = match self {
+            Names::Fields(fields) => fields.get(hint).is_some_and(|f| f.name == name),
+            Names::Variants(variants) => variants.get(hint).is_some_and(|v| v.name == name),
+        };
+        if at_hint {
+            return Ok(hint);
+        }
         let found = match self {
             Names::Fields(fields) => fields
                 .iter()
@@ -548,6 +562,7 @@ impl Names<'_> {
 struct NameSeed<'g, S> {
     seed: S,
     names: Names<'g>,
+    hint: usize,
 }
 
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for NameSeed<'_, S> {
@@ -557,6 +572,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for NameSeed<'_, S> {
         let value = self.seed.deserialize(NameDe {
             inner: d,
             names: self.names,
+            hint: self.hint,
             index: &mut index,
         })?;
         Ok((value, index.ok_or_else(refuse)?))
@@ -567,6 +583,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for NameSeed<'_, S> {
 struct NameDe<'g, 'a, D> {
     inner: D,
     names: Names<'g>,
+    hint: usize,
     index: &'a mut Option<usize>,
 }
 
@@ -577,6 +594,7 @@ impl<'g, 'a, D> NameDe<'g, 'a, D> {
             NameCheck {
                 visitor,
                 names: self.names,
+                hint: self.hint,
                 index: self.index,
             },
         )
@@ -600,6 +618,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for NameDe<'_, '_, D> {
 struct NameCheck<'g, 'a, V> {
     visitor: V,
     names: Names<'g>,
+    hint: usize,
     index: &'a mut Option<usize>,
 }
 
@@ -611,17 +630,17 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for NameCheck<'_, '_, V> {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
-        *self.index = Some(self.names.find(v)?);
+        *self.index = Some(self.names.find(v, self.hint)?);
         self.visitor.visit_str(v)
     }
 
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
-        *self.index = Some(self.names.find(v)?);
+        *self.index = Some(self.names.find(v, self.hint)?);
         self.visitor.visit_borrowed_str(v)
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
-        *self.index = Some(self.names.find(&v)?);
+        *self.index = Some(self.names.find(&v, self.hint)?);
         self.visitor.visit_string(v)
     }
 }
