@@ -23,13 +23,15 @@
 //! 4. **Deserialize** the normalized value with serde, the final authority; a serde error is an
 //!    issue with its path.
 //!
-//! A well-formed reply takes a fast path: one borrowed pass certifies the text against the shape,
-//! then serde reads the text straight into the type, with no intermediate `serde_json::Value`. The
-//! fast path never changes an outcome: whatever it does not certify goes through the steps above.
+//! A well-formed reply takes a fast path: serde reads the text straight into the type in one pass,
+//! with no intermediate `serde_json::Value`, while every value it reads is checked against the
+//! shape. The fast path never changes an outcome: whatever fails a check goes through the steps
+//! above.
 //!
 //! For a `String` result (a text result) the reply itself, trimmed, is the value; an empty reply is
 //! an issue.
 
+mod checked;
 mod enums;
 mod extract;
 mod lenient;

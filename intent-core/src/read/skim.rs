@@ -1,25 +1,25 @@
-//! The fast path for a well-formed reply: certify the text against the shape in one borrowed pass,
-//! then let serde read it straight into the type.
+//! The fast path for a well-formed reply: serde reads the text straight into the type in one pass,
+//! through a proxy that checks every value against the shape as it is read.
 //!
-//! The certifying pass allocates nothing for a well-formed reply (strings are borrowed from the text)
-//! and refuses anything the lenient path would read differently from serde: a member name not
-//! written exactly, an array where an object is expected, a failed rule. Whatever it refuses is read
-//! by the lenient path instead, which then reports or repairs it, so the fast path never changes an
-//! outcome; it only skips the work of building a `serde_json::Value`.
+//! The checks allocate nothing for a well-formed reply (strings are seen borrowed from the text)
+//! and refuse anything the lenient path would read differently from serde: a member name not
+//! written exactly, a required member missing, an array where an object is expected, a failed
+//! rule. Whatever they refuse is read by the lenient path instead, which then reports or repairs
+//! it, so the fast path never changes an outcome; it only skips the work of building a
+//! `serde_json::Value`.
 //!
 //! Types with parts serde reads more loosely than the verifier (maps, sets, `serde_json::Value`,
 //! `f32`, flattened members, internally, adjacently and untagged enums, `unique_items` rules) always
 //! take the lenient path.
 
 use std::fmt;
-use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 
 use crate::shape::{
     EnumRepr, Field, FloatKind, Node, NodeId, Rules, Scalar, SeqKind, ShapeGraph, StructKind,
-    VariantKind,
+    Variant, VariantKind,
 };
 
 use super::rules::{failures, Seen};
@@ -94,28 +94,27 @@ pub(crate) fn eligible(graph: &ShapeGraph, root: NodeId) -> bool {
     true
 }
 
-/// Reads `{"value": ...}` straight into `T` when the certifying pass accepts it.
+/// Reads `{"value": ...}` straight into `T`, or `None` when any check refuses the text.
 pub(crate) fn read<T: de::DeserializeOwned>(
     graph: &ShapeGraph,
     root: NodeId,
     body: &str,
 ) -> Option<T> {
     let mut de = serde_json::Deserializer::from_str(body);
-    Envelope(Skim {
+    let skim = Skim {
         graph,
         id: root,
         rules: None,
-    })
-    .deserialize(&mut de)
-    .ok()?;
-    de.end().ok()?;
-    let mut de = serde_json::Deserializer::from_str(body);
-    let value = Envelope(PhantomData::<T>).deserialize(&mut de).ok()?;
+    };
+    let value = Envelope(super::checked::seed::<T>(skim))
+        .deserialize(&mut de)
+        .ok()?;
     de.end().ok()?;
     Some(value)
 }
 
-fn refuse<E: de::Error>() -> E {
+/// The error every failed check returns: the fast path gives way to the lenient path.
+pub(super) fn refuse<E: de::Error>() -> E {
     E::custom("not certified")
 }
 
@@ -172,16 +171,26 @@ impl<'de> Visitor<'de> for KeyIs {
     }
 }
 
-/// Certifies one value against node `id` (and the member's rules, if any).
+/// Where a value sits in the shape: node `id`, with the member's rules, if any.
 #[derive(Clone, Copy)]
-struct Skim<'g> {
-    graph: &'g ShapeGraph,
-    id: NodeId,
-    rules: Option<&'g Rules>,
+pub(super) struct Skim<'g> {
+    pub(super) graph: &'g ShapeGraph,
+    pub(super) id: NodeId,
+    pub(super) rules: Option<&'g Rules>,
+}
+
+/// How the elements of an array are read.
+#[derive(Clone, Copy)]
+pub(super) enum Elements<'g> {
+    /// Any number of elements of one node; exactly `n` when `Some(n)`.
+    Each(NodeId, Option<usize>),
+    /// One element per node, in order.
+    Fixed(&'g [NodeId]),
 }
 
 impl<'g> Skim<'g> {
-    fn at(self, id: NodeId, rules: Option<&'g Rules>) -> Skim<'g> {
+    /// The same place in the shape at node `id`, with a member's `rules`.
+    pub(super) fn at(self, id: NodeId, rules: Option<&'g Rules>) -> Skim<'g> {
         Skim {
             graph: self.graph,
             id,
@@ -189,7 +198,13 @@ impl<'g> Skim<'g> {
         }
     }
 
-    /// The node below options and newtypes; `None` means the value may be null.
+    /// The member's rules for `field`, when it has any.
+    pub(super) fn field(self, field: &'g Field) -> Skim<'g> {
+        let rules = (!field.rules.is_empty()).then_some(&field.rules);
+        self.at(field.ty, rules)
+    }
+
+    /// The node below options and newtypes, and whether the value may be null.
     fn target(self) -> (&'g Node, bool) {
         let mut id = self.id;
         let mut nullable = false;
@@ -209,7 +224,26 @@ impl<'g> Skim<'g> {
         (self.graph.node(id), nullable)
     }
 
-    fn rules_pass<E: de::Error>(self, seen: Seen<'_>) -> Result<(), E> {
+    /// The place of an `Option`'s content (the same place when the node is not an `Option`).
+    pub(super) fn some(self) -> Skim<'g> {
+        match self.graph.node(self.id) {
+            Node::Option(inner) => self.at(*inner, self.rules),
+            _ => self,
+        }
+    }
+
+    /// The place of a newtype's content (the same place when the node is not a newtype).
+    pub(super) fn newtype(self) -> Skim<'g> {
+        match self.graph.node(self.id) {
+            Node::Struct(s) => match &s.kind {
+                StructKind::Newtype(inner) => self.at(*inner, self.rules),
+                _ => self,
+            },
+            _ => self,
+        }
+    }
+
+    pub(super) fn rules_pass<E: de::Error>(self, seen: Seen<'_>) -> Result<(), E> {
         let Some(rules) = self.rules else {
             return Ok(());
         };
@@ -229,7 +263,25 @@ impl<'g> Skim<'g> {
         Ok(())
     }
 
-    fn number<E: de::Error>(self, v: f64, int: Option<i128>) -> Result<(), E> {
+    /// `null`: only where the shape is an `Option`, `()` or a unit struct.
+    pub(super) fn null<E: de::Error>(self) -> Result<(), E> {
+        match self.target() {
+            (_, true) => Ok(()),
+            (Node::Scalar(Scalar::Unit), _) => Ok(()),
+            (Node::Struct(s), _) if matches!(s.kind, StructKind::Unit) => Ok(()),
+            _ => Err(refuse()),
+        }
+    }
+
+    pub(super) fn bool<E: de::Error>(self) -> Result<(), E> {
+        match self.target().0 {
+            Node::Scalar(Scalar::Bool) => Ok(()),
+            _ => Err(refuse()),
+        }
+    }
+
+    /// A number: an integer in the kind's range, or any number where the shape takes fractions.
+    pub(super) fn number<E: de::Error>(self, v: f64, int: Option<i128>) -> Result<(), E> {
         let ok = match self.target().0 {
             Node::Scalar(Scalar::Int(kind)) => {
                 int.is_some_and(|i| i >= kind.min() && i <= kind.max())
@@ -242,51 +294,9 @@ impl<'g> Skim<'g> {
         }
         self.rules_pass(Seen::Number(v))
     }
-}
 
-impl<'de> DeserializeSeed<'de> for Skim<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Skim<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a value of the target's shape")
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        match self.target() {
-            (_, true) => Ok(()),
-            (Node::Scalar(Scalar::Unit), _) => Ok(()),
-            (Node::Struct(s), _) if matches!(s.kind, StructKind::Unit) => Ok(()),
-            _ => Err(refuse()),
-        }
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        match self.target().0 {
-            Node::Scalar(Scalar::Bool) => Ok(()),
-            _ => Err(refuse()),
-        }
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
-        self.number(v as f64, Some(i128::from(v)))
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
-        self.number(v as f64, Some(i128::from(v)))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
-        self.number(v, None)
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+    /// A string: text of any kind the shape reads from a string, or a unit variant's exact name.
+    pub(super) fn text<E: de::Error>(self, v: &str) -> Result<(), E> {
         let ok = match self.target().0 {
             Node::Scalar(Scalar::Char) => v.chars().count() == 1,
             Node::Scalar(
@@ -311,193 +321,94 @@ impl<'de> Visitor<'de> for Skim<'_> {
         self.rules_pass(Seen::Text(v))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let count = match self.target().0 {
-            Node::Seq { item, kind } => {
-                let mut count = 0usize;
-                while seq.next_element_seed(self.at(*item, None))?.is_some() {
-                    count += 1;
-                }
-                if let SeqKind::Array(n) = kind {
-                    if count != *n {
-                        return Err(refuse());
-                    }
-                }
-                count
-            }
-            Node::Tuple(items) => self.fixed(items, &mut seq)?,
-            Node::Struct(s) => match &s.kind {
-                StructKind::Tuple(items) => self.fixed(items, &mut seq)?,
-                _ => return Err(refuse()),
-            },
-            _ => return Err(refuse()),
-        };
-        self.rules_pass(Seen::Items(count))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    /// An array: how its elements are read.
+    pub(super) fn elements<E: de::Error>(self) -> Result<Elements<'g>, E> {
         match self.target().0 {
+            Node::Seq { item, kind } => Ok(Elements::Each(
+                *item,
+                match kind {
+                    SeqKind::Array(n) => Some(*n),
+                    _ => None,
+                },
+            )),
+            Node::Tuple(items) => Ok(Elements::Fixed(items)),
             Node::Struct(s) => match &s.kind {
-                StructKind::Named(fields) => self.fields(fields, &mut map),
+                StructKind::Tuple(items) => Ok(Elements::Fixed(items)),
                 _ => Err(refuse()),
             },
-            Node::Enum(e) => {
-                let Some(index) = map.next_key_seed(VariantKey(&e.variants))? else {
-                    return Err(refuse());
-                };
-                let content = VariantContent {
-                    skim: self,
-                    kind: &e.variants[index].kind,
-                };
-                map.next_value_seed(content)?;
-                match map.next_key::<IgnoredAny>()? {
-                    None => Ok(()),
-                    Some(_) => Err(refuse()),
-                }
-            }
+            _ => Err(refuse()),
+        }
+    }
+
+    /// An object: the struct's members.
+    pub(super) fn fields<E: de::Error>(self) -> Result<&'g [Field], E> {
+        match self.target().0 {
+            Node::Struct(s) => match &s.kind {
+                StructKind::Named(fields) => Ok(fields),
+                _ => Err(refuse()),
+            },
+            _ => Err(refuse()),
+        }
+    }
+
+    /// An enum: its variants.
+    pub(super) fn variants<E: de::Error>(self) -> Result<&'g [Variant], E> {
+        match self.target().0 {
+            Node::Enum(e) if e.repr == EnumRepr::External => Ok(&e.variants),
             _ => Err(refuse()),
         }
     }
 }
 
-impl<'g> Skim<'g> {
-    fn fixed<'de, A: SeqAccess<'de>>(
-        self,
-        items: &[NodeId],
-        seq: &mut A,
-    ) -> Result<usize, A::Error> {
-        for item in items {
-            if seq.next_element_seed(self.at(*item, None))?.is_none() {
-                return Err(refuse());
-            }
-        }
-        if seq.next_element::<IgnoredAny>()?.is_some() {
-            return Err(refuse());
-        }
-        Ok(items.len())
+#[cfg(test)]
+mod tests {
+    use super::read;
+    use crate::Intent;
+
+    fn fast<T: Intent>(body: &str) -> Option<T> {
+        let info = T::type_info();
+        read::<T>(info.graph(), info.root(), body)
     }
 
-    fn fields<'de, A: MapAccess<'de>>(
-        self,
-        fields: &'g [Field],
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        while let Some(index) = map.next_key_seed(FieldKey(fields))? {
-            let field = &fields[index];
-            let rules = (!field.rules.is_empty()).then_some(&field.rules);
-            map.next_value_seed(self.at(field.ty, rules))?;
-        }
-        Ok(())
+    #[test]
+    fn well_formed_replies_take_the_fast_path() {
+        assert_eq!(
+            fast::<Vec<u8>>(r#"{"value": [1, 2, 255]}"#),
+            Some(vec![1, 2, 255])
+        );
+        assert_eq!(fast::<Option<u16>>(r#"{"value": null}"#), Some(None));
+        assert_eq!(fast::<Option<u16>>(r#"{"value": 7}"#), Some(Some(7)));
+        assert_eq!(
+            fast::<(u8, String)>(r#"{"value": [3, "three"]}"#),
+            Some((3, "three".to_owned()))
+        );
+        assert_eq!(fast::<[i8; 2]>(r#"{"value": [-1, 1]}"#), Some([-1, 1]));
+        assert_eq!(fast::<char>(r#"{"value": "é"}"#), Some('é'));
+        assert_eq!(
+            fast::<Vec<bool>>(r#"{"value": [true, false]}"#),
+            Some(vec![true, false])
+        );
+        assert_eq!(fast::<f64>(r#"{"value": 2.5}"#), Some(2.5));
     }
-}
 
-/// A member name written exactly as a field's wire name or alias: the field's index.
-struct FieldKey<'g>(&'g [Field]);
+    #[test]
+    fn values_the_shape_refuses_leave_the_fast_path() {
+        assert_eq!(fast::<Vec<u8>>(r#"{"value": [1, 300]}"#), None);
+        assert_eq!(fast::<Vec<u8>>(r#"{"value": [1, 2.5]}"#), None);
+        assert_eq!(fast::<Vec<u8>>(r#"{"value": [1, "2"]}"#), None);
+        assert_eq!(fast::<u16>(r#"{"value": null}"#), None);
+        assert_eq!(fast::<(u8, String)>(r#"{"value": [3]}"#), None);
+        assert_eq!(fast::<(u8, String)>(r#"{"value": [3, "a", 4]}"#), None);
+        assert_eq!(fast::<[i8; 2]>(r#"{"value": [1, 2, 3]}"#), None);
+        assert_eq!(fast::<char>(r#"{"value": "ab"}"#), None);
+        assert_eq!(fast::<bool>(r#"{"value": "true"}"#), None);
+    }
 
-impl<'de> DeserializeSeed<'de> for FieldKey<'_> {
-    type Value = usize;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for FieldKey<'_> {
-    type Value = usize;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {
-        self.0
-            .iter()
-            .position(|f| f.name == v || f.aliases.iter().any(|a| a == v))
-            .ok_or_else(refuse)
-    }
-}
-
-/// A variant name written exactly: the variant's index.
-struct VariantKey<'g>(&'g [crate::shape::Variant]);
-
-impl<'de> DeserializeSeed<'de> for VariantKey<'_> {
-    type Value = usize;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for VariantKey<'_> {
-    type Value = usize;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a variant name")
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {
-        self.0
-            .iter()
-            .position(|var| var.name == v || var.aliases.iter().any(|a| a == v))
-            .ok_or_else(refuse)
-    }
-}
-
-/// The content of an externally tagged variant.
-struct VariantContent<'g> {
-    skim: Skim<'g>,
-    kind: &'g VariantKind,
-}
-
-impl<'de> DeserializeSeed<'de> for VariantContent<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for VariantContent<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a variant's content")
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        match self.kind {
-            VariantKind::Unit => Ok(()),
-            VariantKind::Newtype(inner) => self.skim.at(*inner, None).visit_unit(),
-            _ => Err(refuse()),
-        }
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
-        self.newtype()?.visit_bool(v)
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
-        self.newtype()?.visit_u64(v)
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
-        self.newtype()?.visit_i64(v)
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
-        self.newtype()?.visit_f64(v)
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
-        self.newtype()?.visit_str(v)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        match self.kind {
-            VariantKind::Tuple(items) => self.skim.fixed(items, &mut seq).map(|_| ()),
-            VariantKind::Newtype(inner) => self.skim.at(*inner, None).visit_seq(seq),
-            _ => Err(refuse()),
-        }
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        match self.kind {
-            VariantKind::Struct(fields) => self.skim.fields(fields, &mut map),
-            VariantKind::Newtype(inner) => self.skim.at(*inner, None).visit_map(map),
-            _ => Err(refuse()),
-        }
-    }
-}
-
-impl<'g> VariantContent<'g> {
-    fn newtype<E: de::Error>(&self) -> Result<Skim<'g>, E> {
-        match self.kind {
-            VariantKind::Newtype(inner) => Ok(self.skim.at(*inner, None)),
-            _ => Err(refuse()),
-        }
+    #[test]
+    fn the_envelope_must_be_exactly_value() {
+        assert_eq!(fast::<u8>(r#"{"Value": 1}"#), None);
+        assert_eq!(fast::<u8>(r#"{"value": 1, "note": 2}"#), None);
+        assert_eq!(fast::<u8>(r#"{}"#), None);
+        assert_eq!(fast::<u8>(r#"{"value": 1} 2"#), None);
     }
 }
