@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::transport::{
-    check_base_url, clip_body, display_url, env_var, join_url, transport_settings, ApiKey, Post,
-    Transport,
+    check_base_url, clip_body, display_url, endpoint_url, env_var, join_url, transport_settings,
+    ApiKey, Post, Prepared, Transport,
 };
 use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
@@ -48,6 +48,7 @@ pub struct AnthropicProvider {
     default_max_tokens: u32,
     send_temperature: bool,
     transport: Transport,
+    prepared: Prepared,
 }
 
 impl fmt::Debug for AnthropicProvider {
@@ -91,6 +92,7 @@ impl AnthropicProvider {
             default_max_tokens: Self::DEFAULT_MAX_TOKENS,
             send_temperature: false,
             transport: Transport::default(),
+            prepared: Prepared::default(),
         }
     }
 
@@ -125,6 +127,7 @@ impl AnthropicProvider {
     /// assert_eq!(provider.endpoint(), "http://127.0.0.1:9000/v1/messages");
     /// ```
     pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.prepared = Prepared::default();
         self.base_url = base_url.into();
         self
     }
@@ -285,18 +288,20 @@ impl AnthropicProvider {
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
-        check_base_url(&self.base_url).map_err(|e| {
-            ProviderError::new(ProviderErrorKind::Config, e).with_provider(&self.name)
+        let (url, headers) = self.prepared.get(|| {
+            let url = endpoint_url(&self.base_url, "v1/messages").map_err(|e| {
+                ProviderError::new(ProviderErrorKind::Config, e).with_provider(&self.name)
+            })?;
+            Ok((url, self.headers()?))
         })?;
-        let endpoint = self.endpoint();
         let model = request.model.as_deref().unwrap_or(&self.model);
         let body = self.body(request, model)?;
         let reply = self
             .transport
             .post(Post {
                 provider: &self.name,
-                url: &endpoint,
-                headers: self.headers()?,
+                url,
+                headers: headers.clone(),
                 body,
                 key: &self.key,
             })

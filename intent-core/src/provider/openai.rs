@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::transport::{
-    check_base_url, display_url, env_var, join_url, transport_settings, ApiKey, Post, Transport,
+    check_base_url, display_url, endpoint_url, env_var, join_url, transport_settings, ApiKey, Post,
+    Prepared, Transport,
 };
 use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
@@ -65,6 +66,7 @@ pub struct OpenAiProvider {
     key_header: Option<String>,
     max_tokens_field: MaxTokensField,
     transport: Transport,
+    prepared: Prepared,
 }
 
 impl fmt::Debug for OpenAiProvider {
@@ -107,6 +109,7 @@ impl OpenAiProvider {
             key_header: None,
             max_tokens_field: MaxTokensField::default(),
             transport: Transport::default(),
+            prepared: Prepared::default(),
         }
     }
 
@@ -146,6 +149,7 @@ impl OpenAiProvider {
     /// assert_eq!(provider.endpoint(), "http://localhost:11434/v1/chat/completions");
     /// ```
     pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.prepared = Prepared::default();
         self.base_url = base_url.into();
         self
     }
@@ -194,6 +198,7 @@ impl OpenAiProvider {
     /// # let _ = azure;
     /// ```
     pub fn with_key_header(mut self, header: impl Into<String>) -> Self {
+        self.prepared = Prepared::default();
         self.key_header = Some(header.into());
         self
     }
@@ -328,9 +333,11 @@ impl OpenAiProvider {
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
-        let endpoint = self.endpoint();
-        check_base_url(&self.base_url).map_err(|e| {
-            ProviderError::new(ProviderErrorKind::Config, e).with_provider(&self.name)
+        let (url, headers) = self.prepared.get(|| {
+            let url = endpoint_url(&self.base_url, "chat/completions").map_err(|e| {
+                ProviderError::new(ProviderErrorKind::Config, e).with_provider(&self.name)
+            })?;
+            Ok((url, self.headers()?))
         })?;
         let model = request.model.as_deref().unwrap_or(&self.model);
         let body = self.body(request, model)?;
@@ -338,8 +345,8 @@ impl OpenAiProvider {
             .transport
             .post(Post {
                 provider: &self.name,
-                url: &endpoint,
-                headers: self.headers()?,
+                url,
+                headers: headers.clone(),
                 body,
                 key: &self.key,
             })

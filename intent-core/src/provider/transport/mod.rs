@@ -64,7 +64,7 @@ pub(crate) struct Post<'a> {
     /// The provider's name, for errors and logs.
     pub(crate) provider: &'a str,
     /// The endpoint.
-    pub(crate) url: &'a str,
+    pub(crate) url: &'a reqwest::Url,
     /// Headers besides `content-type` (authentication, versions).
     pub(crate) headers: HeaderMap,
     /// The serialized JSON body.
@@ -108,7 +108,7 @@ impl Transport {
         post.headers
             .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let template = client
-            .post(post.url)
+            .post(post.url.clone())
             .headers(std::mem::take(&mut post.headers))
             .timeout(self.timeout)
             .body(std::mem::take(&mut post.body));
@@ -215,7 +215,7 @@ impl Transport {
                                 ProviderErrorKind::Decode,
                                 format!(
                                     "the reply from {} is larger than max_response_bytes ({limit} bytes); it was not read",
-                                    display_url(post.url)
+                                    display_url(post.url.as_str())
                                 ),
                             )
                             .with_provider(post.provider),
@@ -232,7 +232,7 @@ impl Transport {
     }
 
     fn transport_fault(&self, error: reqwest::Error, post: &Post<'_>, doing: &str) -> Fault {
-        let url = display_url(post.url);
+        let url = display_url(post.url.as_str());
         let is_timeout = error.is_timeout();
         let is_connect = error.is_connect();
         let error = error.without_url();
@@ -358,4 +358,29 @@ pub(crate) fn join_url(base: &str, path: &str) -> String {
         base.trim_end_matches('/'),
         path.trim_start_matches('/')
     )
+}
+
+/// A provider's endpoint and fixed headers, checked and built once, on first use, instead of on
+/// every request. A provider's `with_*` settings that change them start a new one.
+#[derive(Clone, Default)]
+pub(crate) struct Prepared(std::sync::OnceLock<Result<(reqwest::Url, HeaderMap), ProviderError>>);
+
+impl Prepared {
+    /// The endpoint and headers, built by `build` the first time.
+    pub(crate) fn get(
+        &self,
+        build: impl FnOnce() -> Result<(reqwest::Url, HeaderMap), ProviderError>,
+    ) -> Result<(&reqwest::Url, &HeaderMap), ProviderError> {
+        match self.0.get_or_init(build) {
+            Ok((url, headers)) => Ok((url, headers)),
+            Err(error) => Err(error.clone()),
+        }
+    }
+}
+
+/// The endpoint `path` under a checked base URL.
+pub(crate) fn endpoint_url(base: &str, path: &str) -> Result<reqwest::Url, String> {
+    settings::check_base_url(base)?;
+    reqwest::Url::parse(&join_url(base, path))
+        .map_err(|e| format!("the endpoint URL is not valid ({e})"))
 }
