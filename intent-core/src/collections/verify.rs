@@ -474,3 +474,62 @@ pub(crate) fn verify_keyed<O: Intent>(
     }
     verdict
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPLY: &str = r#"{"value":[{"index":4,"value":1},{"index":5,"value":2}]}"#;
+
+    #[test]
+    fn a_well_formed_reply_and_a_loose_one_read_alike() {
+        let reader = ElementReader::<u32>::new(&[]);
+        let strict = verify_each(&reader, REPLY, &[4, 5]);
+        let loose = verify_each(
+            &reader,
+            "```json\n{\"value\": [{\"index\": 4, \"value\": \"1\"}, {\"index\": 5, \"value\": 2},]}\n```",
+            &[4, 5],
+        );
+        assert_eq!(strict.values, vec![Some(1), Some(2)]);
+        assert!(strict.model_issues.is_empty());
+        assert_eq!(loose.values, strict.values);
+        assert!(loose.model_issues.is_empty());
+    }
+
+    #[test]
+    fn an_element_failing_a_check_is_placed_at_its_index() {
+        let checks: Vec<Check<'_, u32>> = vec![Box::new(|n: &u32| {
+            if *n > 1 {
+                vec!["Answer at most 1.".to_owned()]
+            } else {
+                Vec::new()
+            }
+        })];
+        let reader = ElementReader::new(&checks);
+        let verdict = verify_each(&reader, REPLY, &[4, 5]);
+        assert_eq!(verdict.values, vec![Some(1), None]);
+        assert_eq!(verdict.model_issues.len(), 1);
+        assert_eq!(
+            verdict.model_issues[0].path.as_deref(),
+            Some("/value/1/value")
+        );
+        assert_eq!(verdict.slot_issues.len(), 1);
+        assert_eq!(verdict.slot_issues[0].0, 1);
+        assert_eq!(verdict.slot_issues[0].1.path.as_deref(), Some("/5"));
+    }
+
+    #[test]
+    fn a_reply_out_of_order_is_read_element_by_element() {
+        let reader = ElementReader::<u32>::new(&[]);
+        let verdict = verify_each(
+            &reader,
+            r#"{"value":[{"index":5,"value":2},{"index":4,"value":1}]}"#,
+            &[4, 5],
+        );
+        assert_eq!(verdict.values, vec![None, None]);
+        assert!(verdict
+            .model_issues
+            .iter()
+            .any(|i| i.message.contains("out of order")));
+    }
+}
