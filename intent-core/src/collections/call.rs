@@ -108,8 +108,7 @@ impl<'a, O: Intent> CollectionCall<'a, usize, O> {
             .iter()
             .enumerate()
             .map(|(index, input)| {
-                let json = to_json(input)?;
-                let text = format!("{{\"index\":{index},\"input\":{json}}}");
+                let text = element_text(&format!("{{\"index\":{index},\"input\":"), input, "}")?;
                 Ok(Element {
                     key: index.to_string(),
                     chars: text.chars().count(),
@@ -165,8 +164,7 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
                         format!("Two keys are both written \"{key}\"; each key must be distinct as text. Nothing was sent for this one."),
                     ));
                 }
-                let json = to_json(input)?;
-                let text = format!("{}:{json}", Value::String(key.clone()));
+                let text = element_text(&format!("{}:", Value::String(key.clone())), input, "")?;
                 if label.is_none() {
                     label = input::serialize(&BTreeMap::from([(key.as_str(), input)]), usize::MAX)
                         .ok()
@@ -191,13 +189,25 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
     }
 }
 
-fn to_json<I: Serialize + ?Sized>(input: &I) -> Result<String, ResultIssue> {
-    serde_json::to_string(input).map_err(|e| {
+/// An element as it sits in a chunk's input: `before`, the input as JSON, `after`. Serialized in
+/// place and trimmed to its length, since every element is held until its chunk starts.
+fn element_text<I: Serialize + ?Sized>(
+    before: &str,
+    input: &I,
+    after: &str,
+) -> Result<String, ResultIssue> {
+    let failed = |e: &dyn fmt::Display| {
         ResultIssue::new(
             IssueKind::Input,
             format!("The element could not be serialized: {e}. Nothing was sent for it."),
         )
-    })
+    };
+    let mut text = Vec::with_capacity(before.len() + 64);
+    text.extend_from_slice(before.as_bytes());
+    serde_json::to_writer(&mut text, input).map_err(|e| failed(&e))?;
+    text.extend_from_slice(after.as_bytes());
+    text.shrink_to_fit();
+    String::from_utf8(text).map_err(|e| failed(&e))
 }
 
 /// A map key as the model sees it: a string key as it is, a number or boolean as its JSON text.

@@ -62,32 +62,52 @@ pub(crate) fn plan_chunks(
     (chunks, refused)
 }
 
-/// A chunk's input text: its elements joined inside `open` and `close`.
-pub(crate) fn chunk_text(
-    elements: &[Result<Element, ResultIssue>],
-    positions: &[usize],
-    open: char,
-    close: char,
-) -> String {
-    let length: usize = positions
-        .iter()
-        .filter_map(|&p| elements[p].as_ref().ok())
-        .map(|e| e.text.len() + 1)
-        .sum();
-    let mut text = String::with_capacity(length + CHUNK_OVERHEAD);
-    text.push(open);
-    for (i, element) in positions
-        .iter()
-        .filter_map(|&p| elements[p].as_ref().ok())
-        .enumerate()
-    {
-        if i > 0 {
-            text.push(',');
+/// What one chunk sends: its input positions, their keys, and its input text.
+pub(crate) struct ChunkInput {
+    /// The chunk's input positions, in order.
+    pub(crate) positions: Vec<usize>,
+    /// The key of each position.
+    pub(crate) keys: Vec<String>,
+    /// The elements joined inside the brackets or braces.
+    pub(crate) text: String,
+}
+
+impl ChunkInput {
+    /// Moves the chunk's elements out of `elements` into one input text, joined inside `open` and
+    /// `close`: each element's own text is freed as it is copied, so a collection's input is held
+    /// once, by the chunks still to run or in flight, and not again by the call.
+    pub(crate) fn take(
+        elements: &mut [Result<Element, ResultIssue>],
+        positions: Vec<usize>,
+        open: char,
+        close: char,
+    ) -> ChunkInput {
+        let length: usize = positions
+            .iter()
+            .filter_map(|&p| elements[p].as_ref().ok())
+            .map(|e| e.text.len() + 1)
+            .sum();
+        let mut text = String::with_capacity(length + CHUNK_OVERHEAD);
+        let mut keys = Vec::with_capacity(positions.len());
+        text.push(open);
+        for &position in &positions {
+            // A chunk holds only elements that serialized.
+            let Ok(element) = &mut elements[position] else {
+                continue;
+            };
+            if !keys.is_empty() {
+                text.push(',');
+            }
+            text.push_str(&std::mem::take(&mut element.text));
+            keys.push(std::mem::take(&mut element.key));
         }
-        text.push_str(&element.text);
+        text.push(close);
+        ChunkInput {
+            positions,
+            keys,
+            text,
+        }
     }
-    text.push(close);
-    text
 }
 
 #[cfg(test)]
@@ -114,9 +134,14 @@ mod tests {
         // 2 + 10 + 1 + 10 + 1 + 10 = 34 fits in 34, a fourth element does not.
         let (chunks, _) = plan_chunks(&elements, 100, 34);
         assert!(chunks.iter().all(|c| c.len() == 3 || c.len() == 1));
-        for chunk in &chunks {
-            assert!(chunk_text(&elements, chunk, '[', ']').chars().count() <= 34);
+        let mut elements = elements;
+        for chunk in chunks {
+            let input = ChunkInput::take(&mut elements, chunk, '[', ']');
+            assert!(input.text.chars().count() <= 34);
         }
+        assert!(elements
+            .iter()
+            .all(|e| e.as_ref().is_ok_and(|e| e.text.is_empty())));
     }
 
     #[test]

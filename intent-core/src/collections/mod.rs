@@ -41,6 +41,7 @@
 
 mod call;
 mod chunk;
+mod each;
 mod result;
 mod run;
 mod verify;

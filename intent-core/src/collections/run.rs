@@ -6,7 +6,8 @@ use std::sync::Arc;
 use futures::stream::{self, StreamExt};
 
 use super::call::{CollectionCall, Mode};
-use super::chunk::{self, Element};
+use super::chunk::{self, ChunkInput, Element};
+use super::each::EachItem;
 use super::result::{ChunkRecord, CollectionResult, ElementIssue, Progress};
 use super::verify::{self, ElementReader, Verdict};
 use crate::attempt;
@@ -16,9 +17,7 @@ use crate::intent::Intent;
 use crate::options::AiRequestOptions;
 use crate::prompt;
 use crate::result::{IssueKind, ResultIssue, Usage};
-use crate::shape::{
-    Field, IntKind, Node, Scalar, SeqKind, ShapeGraph, StructKind, StructShape, TypeInfo,
-};
+use crate::shape::{Field, Node, ShapeGraph, StructKind, StructShape, TypeInfo};
 
 /// What every chunk of a call shares.
 struct Shared<'c, O> {
@@ -26,7 +25,6 @@ struct Shared<'c, O> {
     intent: &'c str,
     mode: Mode,
     options: &'c AiRequestOptions,
-    elements: &'c [Result<Element, ResultIssue>],
     label: &'c str,
     /// The answer's shape for `map_each` (the same for every chunk).
     each_info: Option<Arc<TypeInfo>>,
@@ -91,14 +89,22 @@ pub(crate) async fn run<K, O: Intent + Send>(
         intent,
         mode,
         options: &options,
-        elements: &elements,
         label: &label,
-        each_info: (mode == Mode::Each).then(|| Arc::new(each_info::<O>())),
+        each_info: (mode == Mode::Each).then(TypeInfo::of::<Vec<EachItem<O>>>),
         reader: ElementReader::new(&checks),
     };
+    let (open, close) = match mode {
+        Mode::Each => ('[', ']'),
+        Mode::Keyed => ('{', '}'),
+    };
+    let mut elements = elements;
     let mut records = Vec::with_capacity(chunks.len());
+    // A chunk's input is built when it starts, from elements it moves out of the call.
     let mut outcomes = stream::iter(chunks.into_iter().enumerate())
-        .map(|(number, positions)| run_chunk(&shared, number + 1, positions))
+        .map(|(number, positions)| {
+            let input = ChunkInput::take(&mut elements, positions, open, close);
+            run_chunk(&shared, number + 1, input)
+        })
         .buffer_unordered(concurrency.max(1));
     while let Some(outcome) = outcomes.next().await {
         let ChunkOutcome {
@@ -144,32 +150,26 @@ fn key_of(elements: &[Result<Element, ResultIssue>], mode: Mode, position: usize
 async fn run_chunk<O: Intent + Send>(
     shared: &Shared<'_, O>,
     number: usize,
-    positions: Vec<usize>,
+    chunk: ChunkInput,
 ) -> ChunkOutcome<O> {
-    let keys: Vec<&str> = positions
-        .iter()
-        .map(|&p| shared.elements[p].as_ref().map_or("", |e| e.key.as_str()))
-        .collect();
-    let (open, close, requirement) = match shared.mode {
-        Mode::Each => (
-            '[',
-            ']',
-            format!(
+    let ChunkInput {
+        positions,
+        keys,
+        text,
+    } = chunk;
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let requirement = match shared.mode {
+        Mode::Each => format!(
                 "Exactly {}, one per input element, in the input's order, each with the index of its input element.",
                 count(positions.len(), "element", "elements")
             ),
-        ),
-        Mode::Keyed => (
-            '{',
-            '}',
-            format!(
+        Mode::Keyed => format!(
                 "Exactly {}, one per input key, each named exactly as its input key.",
                 count(positions.len(), "member", "members")
             ),
-        ),
     };
-    let input = SerializedInput {
-        text: chunk::chunk_text(shared.elements, &positions, open, close),
+    let mut input = SerializedInput {
+        text,
         label: shared.label.to_owned(),
     };
     let info = match &shared.each_info {
@@ -189,20 +189,26 @@ async fn run_chunk<O: Intent + Send>(
     };
 
     let (result, plan_issue) = match prompt::plan(&info, &options, shared.intent, &input) {
-        Ok(plan) => (
-            Some(
-                attempt::run_plan(
-                    shared.client,
-                    &plan,
-                    &input,
-                    shared.intent,
-                    &options,
-                    &|text: &str| verify(text).into_outcome(),
-                )
-                .await,
-            ),
-            None,
-        ),
+        Ok(plan) => {
+            // The plan holds the input in its prompt; past planning, only a judge reads it again.
+            if options.judge.is_none() {
+                input.text = String::new();
+            }
+            (
+                Some(
+                    attempt::run_plan(
+                        shared.client,
+                        &plan,
+                        &input,
+                        shared.intent,
+                        &options,
+                        &|text: &str| verify(text).into_outcome(),
+                    )
+                    .await,
+                ),
+                None,
+            )
+        }
         Err(error) => (
             None,
             Some(ResultIssue::new(IssueKind::Request, error.to_string())),
@@ -274,28 +280,6 @@ async fn run_chunk<O: Intent + Send>(
         values,
         issues,
     }
-}
-
-/// The answer's shape for `map_each`: `List<ElementResult>` where
-/// `ElementResult { ulong index; O value }`.
-fn each_info<O: Intent>() -> TypeInfo {
-    let mut graph = ShapeGraph::new();
-    let value = O::shape(&mut graph);
-    let index = graph.scalar(Scalar::Int(IntKind::Usize));
-    let mut index_field = Field::new("index", index);
-    index_field.doc = Some("The index of the input element this answers.".into());
-    let mut value_field = Field::new("value", value);
-    value_field.doc = Some("The result for that input element.".into());
-    let element = graph.add(Node::Struct(StructShape {
-        name: "ElementResult".into(),
-        doc: Some("The result for one input element.".into()),
-        kind: StructKind::Named(vec![index_field, value_field]),
-    }));
-    let root = graph.add(Node::Seq {
-        item: element,
-        kind: SeqKind::List,
-    });
-    TypeInfo::from_graph(graph, root)
 }
 
 /// The answer's shape for a `map_values` chunk: an object whose members are the chunk's keys,

@@ -16,6 +16,8 @@ use crate::result::{IssueKind, ResultIssue};
 use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{TargetKind, TypeInfo};
 
+use super::each::EachItem;
+
 /// What a chunk's reply holds: the values per slot and the findings.
 pub(crate) struct Verdict<O> {
     /// One per element of the chunk, in chunk order.
@@ -103,11 +105,16 @@ impl<'c, O: Intent> ElementReader<'c, O> {
     }
 
     /// The value, or the findings at paths relative to the element (`/value/..`).
-    fn read(&self, value: &Value) -> Result<O, Vec<ResultIssue>> {
+    fn read(&self, value: Value) -> Result<O, Vec<ResultIssue>> {
         let read = if self.info.target() == TargetKind::Text {
             match value {
                 Value::String(text) if !text.trim().is_empty() => {
-                    serde_json::from_value(Value::String(text.trim().to_owned())).map_err(|e| {
+                    let text = if text.trim().len() == text.len() {
+                        text
+                    } else {
+                        text.trim().to_owned()
+                    };
+                    serde_json::from_value(Value::String(text)).map_err(|e| {
                         vec![ResultIssue::at("/value", IssueKind::Shape, e.to_string())]
                     })
                 }
@@ -118,8 +125,13 @@ impl<'c, O: Intent> ElementReader<'c, O> {
                 )]),
             }
         } else {
-            read::read_value::<O>(&self.info, value.clone())
+            read::read_value::<O>(&self.info, value)
         }?;
+        self.check(read)
+    }
+
+    /// The value when it passes every element check, or the findings at `/value`.
+    fn check(&self, read: O) -> Result<O, Vec<ResultIssue>> {
         let issues: Vec<ResultIssue> = self
             .checks
             .iter()
@@ -155,6 +167,9 @@ pub(crate) fn verify_each<O: Intent>(
     indexes: &[usize],
 ) -> Verdict<O> {
     let n = indexes.len();
+    if let Some(verdict) = verify_each_typed(reader, reply, indexes) {
+        return verdict;
+    }
     let value = match parse(reply) {
         Ok(value) => value,
         Err(issues) => return Verdict::failed(issues, n),
@@ -182,7 +197,7 @@ pub(crate) fn verify_each<O: Intent>(
     }
     let slot_of: HashMap<usize, usize> = indexes.iter().enumerate().map(|(s, &i)| (i, s)).collect();
     let mut seen = vec![false; n];
-    for (position, item) in items.iter().enumerate() {
+    for (position, mut item) in items.into_iter().enumerate() {
         let path = format!("/value/{position}");
         let Some(index) = item.get("index") else {
             verdict.model_issues.push(ResultIssue::at(
@@ -247,7 +262,10 @@ pub(crate) fn verify_each<O: Intent>(
             ));
             continue;
         }
-        let Some(value) = item.get(ENVELOPE_PROPERTY) else {
+        let Some(value) = item
+            .as_object_mut()
+            .and_then(|object| object.remove(ENVELOPE_PROPERTY))
+        else {
             verdict.model_issues.push(ResultIssue::at(
                 format!("{path}/value"),
                 IssueKind::Shape,
@@ -296,6 +314,43 @@ pub(crate) fn verify_each<O: Intent>(
     verdict
 }
 
+/// The common case of [`verify_each`]: a reply that reads as a list of `{"index", "value"}` in
+/// one pass, straight from its text, answering every index in order. `None` when it does not: the
+/// element-by-element reading then finds and places each problem.
+fn verify_each_typed<O: Intent>(
+    reader: &ElementReader<'_, O>,
+    reply: &str,
+    indexes: &[usize],
+) -> Option<Verdict<O>> {
+    // A text result is trimmed and must not be empty, which the list's shape does not say.
+    if reader.info.target() == TargetKind::Text {
+        return None;
+    }
+    let info = TypeInfo::of::<Vec<EachItem<O>>>();
+    let items = read::read_reply::<Vec<EachItem<O>>>(&info, reply).ok()?;
+    if items.len() != indexes.len()
+        || items
+            .iter()
+            .zip(indexes)
+            .any(|(item, &index)| item.index != index)
+    {
+        return None;
+    }
+    let mut verdict = Verdict::new(indexes.len());
+    for (slot, (item, &index)) in items.into_iter().zip(indexes).enumerate() {
+        match reader.check(item.value) {
+            Ok(read) => verdict.values[slot] = Some(read),
+            Err(issues) => verdict.element_issues(
+                slot,
+                &format!("/value/{slot}/value"),
+                &format!("/{index}"),
+                issues,
+            ),
+        }
+    }
+    Some(verdict)
+}
+
 /// Escapes a key for a JSON pointer (`~` as `~0`, `/` as `~1`).
 pub(crate) fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
@@ -340,25 +395,30 @@ pub(crate) fn verify_keyed<O: Intent>(
             .or_insert(Some(slot));
     }
     let mut verdict = Verdict::new(n);
+    // Which input keys the reply spelled exactly, known before any member is read.
     let mut answered = vec![false; n];
-    let mut respelled = vec![false; n];
-    for (key, value) in &members {
-        let model_path = format!("/value/{}", pointer_token(key));
+    for key in members.keys() {
         if let Some(&slot) = slot_of.get(key.as_str()) {
             answered[slot] = true;
+        }
+    }
+    let mut respelled = vec![false; n];
+    for (key, value) in members {
+        let model_path = format!("/value/{}", pointer_token(&key));
+        if let Some(&slot) = slot_of.get(key.as_str()) {
             match reader.read(value) {
                 Ok(read) => verdict.values[slot] = Some(read),
                 Err(issues) => verdict.element_issues(
                     slot,
                     &model_path,
-                    &format!("/{}", pointer_token(key)),
+                    &format!("/{}", pointer_token(&key)),
                     issues,
                 ),
             }
             continue;
         }
-        match loose_slot.get(&loose(key)).copied().flatten() {
-            Some(slot) if !members.contains_key(keys[slot]) => {
+        match loose_slot.get(&loose(&key)).copied().flatten() {
+            Some(slot) if !answered[slot] => {
                 respelled[slot] = true;
                 verdict.model_issues.push(ResultIssue::at(
                     model_path,
@@ -413,4 +473,63 @@ pub(crate) fn verify_keyed<O: Intent>(
         }
     }
     verdict
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPLY: &str = r#"{"value":[{"index":4,"value":1},{"index":5,"value":2}]}"#;
+
+    #[test]
+    fn a_well_formed_reply_and_a_loose_one_read_alike() {
+        let reader = ElementReader::<u32>::new(&[]);
+        let strict = verify_each(&reader, REPLY, &[4, 5]);
+        let loose = verify_each(
+            &reader,
+            "```json\n{\"value\": [{\"index\": 4, \"value\": \"1\"}, {\"index\": 5, \"value\": 2},]}\n```",
+            &[4, 5],
+        );
+        assert_eq!(strict.values, vec![Some(1), Some(2)]);
+        assert!(strict.model_issues.is_empty());
+        assert_eq!(loose.values, strict.values);
+        assert!(loose.model_issues.is_empty());
+    }
+
+    #[test]
+    fn an_element_failing_a_check_is_placed_at_its_index() {
+        let checks: Vec<Check<'_, u32>> = vec![Box::new(|n: &u32| {
+            if *n > 1 {
+                vec!["Answer at most 1.".to_owned()]
+            } else {
+                Vec::new()
+            }
+        })];
+        let reader = ElementReader::new(&checks);
+        let verdict = verify_each(&reader, REPLY, &[4, 5]);
+        assert_eq!(verdict.values, vec![Some(1), None]);
+        assert_eq!(verdict.model_issues.len(), 1);
+        assert_eq!(
+            verdict.model_issues[0].path.as_deref(),
+            Some("/value/1/value")
+        );
+        assert_eq!(verdict.slot_issues.len(), 1);
+        assert_eq!(verdict.slot_issues[0].0, 1);
+        assert_eq!(verdict.slot_issues[0].1.path.as_deref(), Some("/5"));
+    }
+
+    #[test]
+    fn a_reply_out_of_order_is_read_element_by_element() {
+        let reader = ElementReader::<u32>::new(&[]);
+        let verdict = verify_each(
+            &reader,
+            r#"{"value":[{"index":5,"value":2},{"index":4,"value":1}]}"#,
+            &[4, 5],
+        );
+        assert_eq!(verdict.values, vec![None, None]);
+        assert!(verdict
+            .model_issues
+            .iter()
+            .any(|i| i.message.contains("out of order")));
+    }
 }
