@@ -160,7 +160,31 @@ pub fn plan(
         system.push_str(extra);
     }
 
-    let mut user = String::with_capacity(input.text.len() + intent.len() + 512);
+    // Sized for every section up front, so the message is written without regrowing.
+    let examples: usize = options
+        .examples
+        .iter()
+        .map(|e| e.input.len() + e.output.len() + 48)
+        .sum();
+    let rules: usize = info
+        .rule_lines()
+        .iter()
+        .chain(&options.rule_lines)
+        .map(|r| r.len() + 1)
+        .sum();
+    let mut user = String::with_capacity(
+        input.text.len()
+            + input.label.len()
+            + intent.len()
+            + result_description.len()
+            + options
+                .expected_output_description
+                .as_ref()
+                .map_or(0, String::len)
+            + examples
+            + rules
+            + 512,
+    );
     user.push_str("## Intent\n");
     user.push_str(intent.trim());
     user.push_str("\n\n## Input (");

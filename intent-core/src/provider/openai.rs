@@ -319,8 +319,10 @@ impl OpenAiProvider {
             temperature: request.temperature,
             response_format,
         };
-        // Sized for the messages up front: the body grows once, not by doubling.
-        let mut bytes = Vec::with_capacity(request.system.len() + request.user.len() + 2048);
+        // Sized for the messages (with room for JSON escapes) and the schema up front, so the body
+        // is written without regrowing.
+        let messages = request.system.len() + request.user.len();
+        let mut bytes = Vec::with_capacity(messages + messages / 4 + 4096);
         serde_json::to_writer(&mut bytes, &body)
             .map(|()| bytes)
             .map_err(|e| {
