@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::transport::{
-    check_base_url, display_url, endpoint_url, env_var, join_url, transport_settings, ApiKey, Post,
-    Prepared, Transport,
+    check_base_url, display_url, env_var, join_url, json_body, transport_settings, ApiKey,
+    Prepared, Target, Transport,
 };
 use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
@@ -319,45 +319,27 @@ impl OpenAiProvider {
             temperature: request.temperature,
             response_format,
         };
-        // Sized for the messages (with room for JSON escapes) and the schema up front, so the body
-        // is written without regrowing.
-        let messages = request.system.len() + request.user.len();
-        let mut bytes = Vec::with_capacity(messages + messages / 4 + 4096);
-        serde_json::to_writer(&mut bytes, &body)
-            .map(|()| bytes)
-            .map_err(|e| {
-                ProviderError::new(
-                    ProviderErrorKind::Config,
-                    format!("the request could not be serialized: {e}"),
-                )
-                .with_provider(&self.name)
-            })
+        json_body(&body, request.system.len() + request.user.len(), &self.name)
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
-        let (url, headers) = self.prepared.get(|| {
-            let url = endpoint_url(&self.base_url, "chat/completions").map_err(|e| {
-                ProviderError::new(ProviderErrorKind::Config, e).with_provider(&self.name)
-            })?;
-            Ok((url, self.headers()?))
-        })?;
         let model = request.model.as_deref().unwrap_or(&self.model);
         let body = self.body(request, model)?;
-        let reply = self
-            .transport
-            .post(Post {
-                provider: &self.name,
-                url,
-                headers: headers.clone(),
+        let target = Target {
+            provider: &self.name,
+            base_url: &self.base_url,
+            path: "chat/completions",
+            key: &self.key,
+        };
+        self.transport
+            .send_json(
+                &self.prepared,
+                target,
+                || self.headers(),
                 body,
-                key: &self.key,
-            })
-            .await?;
-        parse_reply(&reply, model, &self.key).map_err(|mut e| {
-            // A reply echoing the key must not carry it into an error.
-            e.message = self.key.redact(std::mem::take(&mut e.message));
-            e.with_provider(&self.name)
-        })
+                |reply| parse_reply(reply, model, &self.key),
+            )
+            .await
     }
 }
 

@@ -379,8 +379,73 @@ impl Prepared {
 }
 
 /// The endpoint `path` under a checked base URL.
-pub(crate) fn endpoint_url(base: &str, path: &str) -> Result<reqwest::Url, String> {
+fn endpoint_url(base: &str, path: &str) -> Result<reqwest::Url, String> {
     settings::check_base_url(base)?;
     reqwest::Url::parse(&join_url(base, path))
         .map_err(|e| format!("the endpoint URL is not valid ({e})"))
+}
+
+/// What one provider request needs besides its body.
+pub(crate) struct Target<'a> {
+    /// The provider's name, for errors.
+    pub(crate) provider: &'a str,
+    /// The provider's base URL.
+    pub(crate) base_url: &'a str,
+    /// The endpoint's path under the base URL.
+    pub(crate) path: &'a str,
+    /// The key, redacted from any message.
+    pub(crate) key: &'a ApiKey,
+}
+
+/// A provider's JSON body, written into a buffer sized up front for its messages (with room for
+/// JSON escapes) and a schema, so it is written without regrowing.
+pub(crate) fn json_body(
+    body: &impl serde::Serialize,
+    messages_len: usize,
+    provider: &str,
+) -> Result<Vec<u8>, ProviderError> {
+    let mut bytes = Vec::with_capacity(messages_len + messages_len / 4 + 4096);
+    serde_json::to_writer(&mut bytes, body)
+        .map(|()| bytes)
+        .map_err(|e| {
+            ProviderError::new(
+                ProviderErrorKind::Config,
+                format!("the request could not be serialized: {e}"),
+            )
+            .with_provider(provider)
+        })
+}
+
+impl Transport {
+    /// Posts `body` to the target's endpoint (built once, with `headers`, in `prepared`) and reads
+    /// the reply with `parse`. No error carries the key.
+    pub(crate) async fn send_json<R>(
+        &self,
+        prepared: &Prepared,
+        target: Target<'_>,
+        headers: impl FnOnce() -> Result<HeaderMap, ProviderError>,
+        body: Vec<u8>,
+        parse: impl FnOnce(&[u8]) -> Result<R, ProviderError>,
+    ) -> Result<R, ProviderError> {
+        let (url, fixed_headers) = prepared.get(|| {
+            let url = endpoint_url(target.base_url, target.path).map_err(|e| {
+                ProviderError::new(ProviderErrorKind::Config, e).with_provider(target.provider)
+            })?;
+            Ok((url, headers()?))
+        })?;
+        let reply = self
+            .post(Post {
+                provider: target.provider,
+                url,
+                headers: fixed_headers.clone(),
+                body,
+                key: target.key,
+            })
+            .await?;
+        parse(&reply).map_err(|mut e| {
+            // A reply echoing the key must not carry it into an error.
+            e.message = target.key.redact(std::mem::take(&mut e.message));
+            e.with_provider(target.provider)
+        })
+    }
 }
