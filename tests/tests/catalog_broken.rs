@@ -53,7 +53,7 @@ const BROKEN: &[Expected] = &[
     ("indexed_rule_path.yaml", Some("order-lines"), Some(6), "rule path `[0].quantity` is invalid: `[0]` is not `[]` (an index cannot be named); write members with dots and `[]` for every element of a list (`lines[].quantity`), `*` for every value of a map, or `$` for the result itself"),
     ("example_not_fitting_schema.json", Some("rating"), Some(8), "example 2: the output does not fit the shape: /value/stars: 7 is greater than the maximum of 5."),
     ("example_breaks_rule.yaml", Some("order-line"), Some(9), "example 1: the output breaks a rule: /value/quantity: Must be at most 100; got 250."),
-    ("example_breaks_text_rule.yaml", Some("title"), Some(9), "example 1: the output breaks a rule: /value: Must have at most 10 characters; got 25."),
+    ("example_breaks_text_rule.yaml", Some("title"), Some(9), "example 1: the output breaks a rule: /value: Must be at most 10 characters; got 25."),
     ("example_not_in_envelope.yaml", Some("count"), Some(7), "example 1: the output is not in the envelope; write it exactly as the model should answer: {\"value\": ...}"),
     ("invalid_schema.json", Some("rating"), Some(5), "`shape` is not a valid JSON Schema: at /properties/stars/type: \"integr\" is not valid under any of the schemas listed in the 'anyOf' keyword"),
     ("shape_is_a_number.yaml", Some("count"), Some(4), "`shape` must be a type name or a JSON Schema object, not a number"),

@@ -298,7 +298,7 @@ async fn a_text_intent_checks_its_length_rule_on_the_plain_reply() {
     assert_eq!(
         summary.attempts()[0].issues[0].to_string(),
         format!(
-            "/value: Must have at most 120 characters; got {}.",
+            "/value: Must be at most 120 characters; got {}.",
             long.chars().count()
         )
     );
@@ -404,7 +404,7 @@ async fn a_number_and_a_nested_type_check_their_rules() {
         vec![
             r#"/value/currency: Must be one of "EUR", "USD", "GBP"; got "JPY"."#,
             "/value/lines/1/amount: Must be greater than 0; got -3.",
-            "/value/lines/1/description: Must have at least 1 character; got 0."
+            "/value/lines/1/description: Must be at least 1 character; got 0."
         ]
     );
 }

@@ -42,6 +42,7 @@ mod skim;
 mod verify;
 
 pub use lenient::MAX_DEPTH;
+pub(crate) use rules::messages as rule_messages;
 pub use verify::{MAX_WALK_DEPTH, MAX_WALK_STEPS};
 
 use serde_json::Value;

@@ -66,6 +66,35 @@ pub(crate) fn check(rules: &Rules, value: &Value, path: &Path<'_>, issues: &mut 
     }
 }
 
+/// The messages of every rule `value` breaks, without paths (a repeated element is named by its
+/// index): for checks that place the issues themselves, such as an intent file's member rules.
+pub(crate) fn messages(rules: &Rules, value: &Value) -> Vec<String> {
+    if value.is_null() || rules.is_empty() {
+        return Vec::new();
+    }
+    let mut out = failures(rules, Seen::of(value));
+    if rules.unique_items {
+        if let Value::Array(items) = value {
+            if let Some((index, first)) = repeats(items).into_iter().next() {
+                out.push(format!(
+                    "Every element must be different; element {index} repeats element {first}."
+                ));
+            }
+        }
+    }
+    if let Some(allowed) = &rules.allowed {
+        if !allowed.iter().any(|a| same(a, value)) {
+            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+            out.push(format!(
+                "Must be one of {}; got {}.",
+                list.join(", "),
+                clip(&value.to_string())
+            ));
+        }
+    }
+    out
+}
+
 /// True when `a` and `b` are the same JSON value (numbers compared by value: `1` equals `1.0`).
 pub(crate) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {

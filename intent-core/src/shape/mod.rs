@@ -25,6 +25,7 @@ mod strict;
 
 pub use builder::ShapeGraph;
 pub use info::{TargetKind, TypeInfo};
+pub(crate) use rules::number;
 pub use rules::{Pattern, RuleTarget, Rules};
 
 use std::borrow::Cow;
