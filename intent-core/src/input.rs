@@ -3,8 +3,8 @@
 //! - A string passes through unchanged (so does `Some(string)`); `None` and `()` become `null`.
 //! - Dates and times are written in ISO 8601 in their serde form, which loses nothing and is the
 //!   same at the root as nested in a struct: a `NaiveDate` as `2026-03-04`, a `NaiveTime` as
-//!   `09:15:30.250` (chrono writes a fraction of a second in groups of three digits, where the
-//!   .NET form trims it to `09:15:30.25`; both are ISO 8601 and exact), a `DateTime<Utc>` as
+//!   `09:15:30.250` (chrono writes a fraction of a second in groups of three digits: ISO 8601 and
+//!   exact), a `DateTime<Utc>` as
 //!   `2026-10-11T14:05:06.789Z`. A date at the root is written without JSON quotes, like a string.
 //! - Other simple values at the root are written as their JSON text (`42`, `3.5`, `true`), except
 //!   an enum's unit variant and a `char`, written as their name or character without quotes, and a
