@@ -14,6 +14,20 @@ use crate::intent::Intent;
 use crate::options::AiRequestOptions;
 use crate::result::{AiResult, ResultIssue};
 
+/// A `require` rule as a check: `message` when `predicate` is false.
+pub(crate) fn require_check<'a, T>(
+    predicate: impl Fn(&T) -> bool + Send + Sync + 'a,
+    message: String,
+) -> Check<'a, T> {
+    Box::new(move |value| {
+        if predicate(value) {
+            Vec::new()
+        } else {
+            vec![message.clone()]
+        }
+    })
+}
+
 /// A check on the value: the messages of what is wrong, empty when it passes.
 pub(crate) type Check<'a, T> = Box<dyn Fn(&T) -> Vec<String> + Send + Sync + 'a>;
 
@@ -92,14 +106,7 @@ impl<'a, T: Intent> AiCall<'a, T> {
         predicate: impl Fn(&T) -> bool + Send + Sync + 'a,
         message: impl Into<String>,
     ) -> Self {
-        let message = message.into();
-        self.checks.push(Box::new(move |value| {
-            if predicate(value) {
-                Vec::new()
-            } else {
-                vec![message.clone()]
-            }
-        }));
+        self.checks.push(require_check(predicate, message.into()));
         self
     }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::chunk::Element;
 use super::result::{CollectionResult, Progress};
-use crate::call::Check;
+use crate::call::{require_check, Check};
 use crate::client::IntentClient;
 use crate::input;
 use crate::intent::Intent;
@@ -284,14 +284,7 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
         predicate: impl Fn(&O) -> bool + Send + Sync + 'a,
         message: impl Into<String>,
     ) -> Self {
-        let message = message.into();
-        self.checks.push(Box::new(move |value| {
-            if predicate(value) {
-                Vec::new()
-            } else {
-                vec![message.clone()]
-            }
-        }));
+        self.checks.push(require_check(predicate, message.into()));
         self
     }
 
