@@ -6,6 +6,10 @@ use super::lenient::{self, ParseError, Parsed};
 /// `text` itself when it has no fence. Prose before and after the fence is dropped; an unclosed
 /// fence yields everything after its opening line.
 pub(crate) fn strip_fence(text: &str) -> &str {
+    // A reply that starts as a JSON object or array has no fence around it: a ``` in it is text.
+    if text.starts_with(['{', '[']) {
+        return text;
+    }
     let Some(open) = text.find("```") else {
         return text;
     };
@@ -17,7 +21,8 @@ pub(crate) fn strip_fence(text: &str) -> &str {
         }
         _ => after.trim_start_matches(|c: char| c.is_ascii_alphanumeric()),
     };
-    match body.find("```") {
+    // The last fence closes: a ``` inside the fenced JSON's strings is text.
+    match body.rfind("```") {
         Some(close) => body[..close].trim(),
         None => body.trim(),
     }
@@ -123,5 +128,22 @@ mod tests {
     fn two_values_are_several() {
         assert!(matches!(find_value("{\"a\":1} {\"a\":2}"), Found::Several));
         assert!(matches!(find_value("[1] [2]"), Found::Several));
+    }
+}
+
+#[cfg(test)]
+mod fence_tests {
+    use super::strip_fence;
+
+    #[test]
+    fn backticks_inside_unfenced_json_are_text() {
+        let reply = r#"{"value": {"id": "```", "n": 1}}"#;
+        assert_eq!(strip_fence(reply), reply);
+    }
+
+    #[test]
+    fn the_last_fence_closes_so_backticks_inside_fenced_json_are_text() {
+        let reply = "Here:\n```json\n{\"value\": \"a ``` b\"}\n```\nThanks.";
+        assert_eq!(strip_fence(reply), "{\"value\": \"a ``` b\"}");
     }
 }
