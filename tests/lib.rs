@@ -383,3 +383,53 @@ pub mod derive_types {
         pub label: Option<String>,
     }
 }
+
+/// Golden files: one helper, one environment variable (`INTENT_BLESS=1`) to write them anew.
+pub mod golden {
+    use std::path::{Path, PathBuf};
+
+    /// True when the run writes golden files instead of comparing with them (`INTENT_BLESS=1`).
+    pub fn blessing() -> bool {
+        std::env::var_os("INTENT_BLESS").is_some_and(|v| v == "1")
+    }
+
+    /// `tests/golden/<relative>`.
+    pub fn path(relative: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("golden")
+            .join(relative)
+    }
+
+    /// Compares `actual` with the golden file `tests/golden/<relative>`, or writes it when blessing.
+    /// A difference panics with the first differing line and both texts.
+    pub fn check(relative: &str, actual: &str) {
+        let path = path(relative);
+        if blessing() {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).expect("create the golden folder");
+            }
+            std::fs::write(&path, actual).expect("write the golden file");
+            return;
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "golden file {} is missing ({e}); run with INTENT_BLESS=1 to create it, then \
+                 review it.\n--- actual\n{actual}",
+                path.display()
+            )
+        });
+        if expected != actual {
+            let line = expected
+                .lines()
+                .zip(actual.lines())
+                .position(|(e, a)| e != a)
+                .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
+            panic!(
+                "{} differs, first at line {}; run with INTENT_BLESS=1 to accept the change, \
+                 then review the diff.\n--- expected\n{expected}\n--- actual\n{actual}",
+                path.display(),
+                line + 1
+            );
+        }
+    }
+}

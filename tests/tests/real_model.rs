@@ -26,8 +26,6 @@ use intent_core::IssueKind;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
-
 fn base_url() -> String {
     std::env::var("INTENT_LLM_BASE_URL").unwrap_or_else(|_| {
         panic!(
@@ -36,10 +34,41 @@ fn base_url() -> String {
     })
 }
 
+/// The model the server serves, as its `/v1/models` names it (the first listed), read once.
+fn served_model() -> &'static str {
+    static MODEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MODEL.get_or_init(|| {
+        let url = format!("{}/models", base_url().trim_end_matches('/'));
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            runtime.block_on(async {
+                let body = reqwest::get(&url)
+                    .await
+                    .and_then(|r| r.error_for_status())
+                    .unwrap_or_else(|e| panic!("GET {url}: {e}"))
+                    .text()
+                    .await
+                    .unwrap_or_else(|e| panic!("GET {url}: {e}"));
+                let listing: Value = serde_json::from_str(&body)
+                    .unwrap_or_else(|e| panic!("GET {url} is not JSON ({e}): {body}"));
+                listing["data"][0]["id"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("GET {url} names no model: {body}"))
+                    .to_owned()
+            })
+        })
+        .join()
+        .expect("the model listing")
+    })
+}
+
 fn client(max_attempts: u32) -> IntentClient {
     let provider = OpenAiProvider::new("")
         .with_base_url(base_url())
-        .with_model(MODEL)
+        .with_model(served_model())
         .with_name("local")
         .with_timeout(Duration::from_secs(180));
     IntentClient::builder()
@@ -65,7 +94,7 @@ fn assert_recorded<T>(result: &AiResult<T>) {
     assert!(!result.attempts().is_empty());
     for attempt in result.attempts() {
         assert_eq!(attempt.provider, "local");
-        assert_eq!(attempt.model, MODEL);
+        assert_eq!(attempt.model, served_model());
         assert!(attempt.usage.input_tokens > 50, "{:?}", attempt.usage);
         assert!(attempt.usage.output_tokens > 0, "{:?}", attempt.usage);
         assert_eq!(attempt.usage.calls, 1);

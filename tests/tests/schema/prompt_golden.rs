@@ -4,7 +4,6 @@
 
 use std::any::type_name;
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use intent_core::prelude::*;
@@ -78,33 +77,9 @@ fn render(request: &AiRequest) -> String {
     )
 }
 
-/// Compares `actual` with `tests/golden/prompts/<name>.txt`, or writes it under `INTENT_BLESS=1`.
+/// Compares `actual` with `tests/golden/prompts/<name>.txt` (see `intent_tests::golden`).
 fn golden(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("golden/prompts")
-        .join(format!("{name}.txt"));
-    if std::env::var("INTENT_BLESS").is_ok_and(|v| v == "1") {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "missing golden file {}; run with INTENT_BLESS=1 and review it",
-            path.display()
-        )
-    });
-    if expected != actual {
-        let line = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(e, a)| e != a)
-            .map_or_else(|| "the end".to_owned(), |i| format!("line {}", i + 1));
-        panic!(
-            "{} differs from the request at {line} (INTENT_BLESS=1 regenerates it)\n--- expected\n{expected}\n--- actual\n{actual}",
-            path.display()
-        );
-    }
+    intent_tests::golden::check(&format!("prompts/{name}.txt"), actual);
 }
 
 /// The one request a scripted call sent.

@@ -9,7 +9,7 @@ use intent_core::Intent;
 use intent_tests::derive_types::*;
 
 fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden/types")
+    intent_tests::golden::path("types")
 }
 
 /// The three views of `T`, as stored in its golden file.
@@ -27,34 +27,7 @@ fn render<T: Intent>() -> String {
 }
 
 fn check<T: Intent>(name: &str) {
-    let path = golden_dir().join(format!("{name}.txt"));
-    let actual = render::<T>();
-    if std::env::var_os("INTENT_BLESS").is_some_and(|v| v == "1") {
-        std::fs::create_dir_all(golden_dir()).expect("create golden dir");
-        std::fs::write(&path, &actual).expect("write golden file");
-        return;
-    }
-    let expected = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) => panic!(
-            "golden file {} is missing ({e}); run with INTENT_BLESS=1 to create it, then review it.\n\
-             Rendered:\n{actual}",
-            path.display()
-        ),
-    };
-    if expected != actual {
-        let line = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(e, a)| e != a)
-            .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
-        panic!(
-            "{} differs from the rendered views, first at line {}; run with INTENT_BLESS=1 to \
-             accept the change, then review the diff.\n--- expected\n{expected}\n--- actual\n{actual}",
-            path.display(),
-            line + 1
-        );
-    }
+    intent_tests::golden::check(&format!("types/{name}.txt"), &render::<T>());
 }
 
 macro_rules! golden {
@@ -150,7 +123,7 @@ golden! {
 
 #[test]
 fn every_golden_file_belongs_to_a_type() {
-    if std::env::var_os("INTENT_BLESS").is_some() {
+    if intent_tests::golden::blessing() {
         return;
     }
     let mut orphans = Vec::new();

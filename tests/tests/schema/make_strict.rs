@@ -1,11 +1,9 @@
 //! `make_strict`: the keywords it removes, the objects it closes, where it recurses, what it never
 //! touches, and that it is idempotent at any depth.
 
-mod schema_support;
-
+use crate::support::{deep_items_schema, drop_deep, SPEC_REMOVED_KEYWORDS};
 use intent_core::schema::{make_strict, REMOVED_KEYWORDS};
 use proptest::prelude::*;
-use schema_support::{deep_items_schema, drop_deep, SPEC_REMOVED_KEYWORDS};
 use serde_json::{json, Value};
 
 fn strict(mut schema: Value) -> Value {

@@ -1,12 +1,10 @@
 //! Property tests for the reply reader: no input panics, and a well-formed reply of a valid value
 //! always reads back to that value, by the fast path and the lenient path alike.
 
-mod read_common;
-
+use crate::common::*;
 use intent_core::read::{read_reply, read_reply_lenient};
 use intent_core::Intent;
 use proptest::prelude::*;
-use read_common::*;
 
 fn config() -> ProptestConfig {
     ProptestConfig {

@@ -1,10 +1,8 @@
 //! `build_envelope_from_schema`: a runtime schema as the strict envelope a provider receives.
 
-mod schema_support;
-
+use crate::support::{assert_openai_strict, deep_items_schema, drop_deep, resolve};
 use intent_core::schema::{build_envelope_from_schema, make_strict, MAX_SCHEMA_DEPTH};
 use intent_core::IntentError;
-use schema_support::{assert_openai_strict, deep_items_schema, drop_deep, resolve};
 use serde_json::{json, Value};
 
 fn build(schema: &Value) -> Value {

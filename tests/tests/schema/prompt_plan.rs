@@ -1,17 +1,14 @@
 //! How a call is asked for: the response format and schema per target, and the wording rules of
 //! each section of the user message.
 
-#[path = "schema_support/mod.rs"]
-mod schema_support;
-
 use std::collections::{BTreeMap, HashMap};
 
+use crate::support::assert_openai_strict;
 use intent_core::prelude::*;
 use intent_core::prompt::{self, PREVIOUS_OUTPUT_LIMIT, SYSTEM_PREAMBLE};
 use intent_core::schema::build_envelope_from_schema;
 use intent_core::shape::TypeInfo;
 use intent_core::{IssueKind, ResultIssue};
-use schema_support::assert_openai_strict;
 use serde_json::{json, Value};
 
 const JSON_TYPES: &str = "Use JSON types faithfully";

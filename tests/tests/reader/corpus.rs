@@ -2,14 +2,12 @@
 //! read, or the exact issues (kind, path and message). The outcomes live in
 //! `tests/golden/read/corpus.txt`; regenerate with `INTENT_BLESS=1` and review the diff.
 
-mod read_common;
-
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use crate::common::*;
 use intent_core::read::{read_reply, read_reply_lenient};
 use intent_core::{Intent, ResultIssue};
-use read_common::*;
 use serde::Serialize;
 
 fn outcome<T: Intent + Serialize>(reply: &str) -> String {
@@ -173,15 +171,6 @@ fn corpus_matches_golden_outcomes() {
     for (name, ty, reply, result) in &cases {
         let _ = write!(out, "## {name}\ntype: {ty}\nreply: {reply}\n{result}\n");
     }
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/read/corpus.txt");
-    if std::env::var_os("INTENT_BLESS").is_some() {
-        std::fs::create_dir_all(concat!(env!("CARGO_MANIFEST_DIR"), "/golden/read")).unwrap();
-        std::fs::write(path, &out).unwrap();
-    }
-    let expected = std::fs::read_to_string(path).unwrap_or_default();
     assert!(cases.len() >= 40, "the corpus has {} cases", cases.len());
-    assert_eq!(
-        expected, out,
-        "outcomes differ from {path}; run with INTENT_BLESS=1 and review"
-    );
+    intent_tests::golden::check("read/corpus.txt", &out);
 }

@@ -1,0 +1,8 @@
+//! Integration tests: calls (one binary, one module per theme).
+
+mod cache;
+mod input_before_any_call;
+mod input_serialization;
+mod judge;
+mod limits;
+mod tracing_spans;

@@ -1,0 +1,5 @@
+//! Integration tests: catalog (one binary, one module per theme).
+
+mod broken;
+mod hostile;
+mod run;

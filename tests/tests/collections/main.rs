@@ -1,0 +1,5 @@
+//! Integration tests: collections (one binary, one module per theme).
+
+mod each;
+mod scale;
+mod values;
