@@ -1,0 +1,139 @@
+//! The five result types of the case set, each twice: plain (the members alone) and ruled (the
+//! member rules and docs a careful user would add). The ruled types carry the rules the case set's
+//! `rules` table lists.
+
+use chrono::NaiveDate;
+use intent_core::Intent;
+use serde::{Deserialize, Serialize};
+
+/// The kinds the runner has a type for.
+pub const KINDS: &[&str] = &["shipment", "meeting", "severity", "expense", "job"];
+
+/// The types without rules or docs.
+// Doc comments on these types would reach the prompt: the plain types have none on purpose.
+#[allow(missing_docs)]
+pub mod plain {
+    use super::*;
+
+    #[derive(Debug, Serialize, Deserialize, Intent)]
+    pub struct Shipment {
+        pub recipient: String,
+        pub street: String,
+        pub city: String,
+        pub postcode: Option<String>,
+        pub country: String,
+    }
+
+    #[derive(Debug, Serialize, Deserialize, Intent)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Meeting {
+        pub topic: String,
+        pub date: NaiveDate,
+        pub start_time: Option<String>,
+        pub attendees: Vec<String>,
+    }
+
+    #[derive(Debug, Serialize, Deserialize, Intent)]
+    pub enum Severity {
+        Cosmetic,
+        Minor,
+        Major,
+        Critical,
+    }
+
+    #[derive(Debug, Serialize, Deserialize, Intent)]
+    pub struct Expense {
+        pub item: String,
+        pub amount: f64,
+        pub currency: String,
+    }
+
+    #[derive(Debug, Serialize, Deserialize, Intent)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Job {
+        pub title: String,
+        pub remote: bool,
+        pub salary_min: Option<u32>,
+        pub salary_max: Option<u32>,
+    }
+}
+
+/// The same types with the rules and docs a careful user would add.
+// Doc comments reach the prompt: members whose name says it all have none.
+#[allow(missing_docs)]
+pub mod ruled {
+    use super::*;
+
+    /// A shipping address.
+    #[derive(Debug, Serialize, Deserialize, Intent)]
+    pub struct Shipment {
+        /// The person the parcel goes to.
+        pub recipient: String,
+        /// The street and house number.
+        pub street: String,
+        pub city: String,
+        /// The postal code, when the input gives one.
+        #[intent(pattern = "^[A-Z0-9 -]{3,10}$")]
+        pub postcode: Option<String>,
+        /// The country's name.
+        #[intent(min_length = 2)]
+        pub country: String,
+    }
+
+    /// A meeting.
+    #[derive(Debug, Serialize, Deserialize, Intent)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Meeting {
+        /// What the meeting is about.
+        pub topic: String,
+        pub date: NaiveDate,
+        /// The start time (HH:mm), when the input gives one.
+        #[intent(pattern = "^[0-2][0-9]:[0-5][0-9]$")]
+        pub start_time: Option<String>,
+        /// Everyone who attends, by name.
+        #[intent(min_items = 1)]
+        pub attendees: Vec<String>,
+    }
+
+    /// How bad a reported problem is.
+    #[derive(Debug, Serialize, Deserialize, Intent)]
+    pub enum Severity {
+        /// Looks wrong, works.
+        Cosmetic,
+        /// A small problem with a workaround.
+        Minor,
+        /// A feature does not work.
+        Major,
+        /// Data loss, security, or an outage.
+        Critical,
+    }
+
+    /// One expense.
+    #[derive(Debug, Serialize, Deserialize, Intent)]
+    pub struct Expense {
+        /// What was paid for.
+        pub item: String,
+        /// The amount paid.
+        #[intent(exclusive_minimum = 0)]
+        pub amount: f64,
+        /// The ISO 4217 currency code, such as EUR.
+        #[intent(pattern = "^[A-Z]{3}$")]
+        pub currency: String,
+    }
+
+    /// A job posting.
+    #[derive(Debug, Serialize, Deserialize, Intent)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Job {
+        /// The job title.
+        pub title: String,
+        /// Whether the job can be done remotely.
+        pub remote: bool,
+        /// The lowest yearly salary offered, when the posting gives one.
+        #[intent(minimum = 1)]
+        pub salary_min: Option<u32>,
+        /// The highest yearly salary offered, when the posting gives one.
+        #[intent(minimum = 1)]
+        pub salary_max: Option<u32>,
+    }
+}
