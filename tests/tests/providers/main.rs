@@ -2,7 +2,10 @@
 
 mod anthropic;
 mod fallback;
+mod gemini;
 mod odd_replies;
 mod openai;
+mod reasoning;
+mod responses;
 mod secrets;
 mod transport;
