@@ -86,21 +86,83 @@ impl std::fmt::Display for Refusal {
 ///
 /// A [`Refusal`] for what Gemini rejects and no conversion keeps (see the module docs).
 pub(crate) fn prepare(schema: &Value) -> Result<Cow<'_, Value>, Refusal> {
-    let mut walk = Check {
-        pointer: String::new(),
-        needs_conversion: false,
-        has_refs: false,
-    };
-    walk.node(schema, 0)?;
-    if walk.has_refs {
+    let mut found = Found::default();
+    check(schema, 0, &mut found)?;
+    if found.has_refs {
         check_ref_cycles(schema)?;
     }
-    if !walk.needs_conversion {
+    if !found.needs_conversion {
         return Ok(Cow::Borrowed(schema));
     }
     let mut converted = schema.clone();
     convert(&mut converted);
     Ok(Cow::Owned(converted))
+}
+
+/// What the read-only walk found.
+#[derive(Default)]
+struct Found {
+    needs_conversion: bool,
+    has_refs: bool,
+}
+
+/// The read-only walk: refusals, and whether any node needs converting. The pointer of a refusal
+/// is built on the way out, so a schema that passes costs no allocation.
+fn check(node: &Value, depth: usize, found: &mut Found) -> Result<(), Refusal> {
+    let Value::Object(map) = node else {
+        return Ok(());
+    };
+    let refuse = |reason: String| Refusal {
+        pointer: String::new(),
+        reason,
+    };
+    if depth > MAX_DEPTH {
+        return Err(refuse(format!(
+            "the schema is nested deeper than {MAX_DEPTH} levels"
+        )));
+    }
+    found.needs_conversion |= node_needs_conversion(map).map_err(refuse)?;
+    found.has_refs |= map.contains_key("$ref");
+    for (key, value) in map {
+        let key = key.as_str();
+        let items: &[Value] = if MANY.contains(&key) {
+            value.as_array().map(Vec::as_slice).unwrap_or_default()
+        } else if ONE.contains(&key) {
+            match value {
+                // `items` as an array is the older tuple form.
+                Value::Array(items) => items,
+                one => {
+                    check(one, depth + 1, found).map_err(|r| r.under(key, None))?;
+                    continue;
+                }
+            }
+        } else if NAMED.contains(&key) {
+            for (name, child) in value.as_object().into_iter().flatten() {
+                check(child, depth + 1, found).map_err(|r| r.under(key, Some(name)))?;
+            }
+            continue;
+        } else {
+            continue;
+        };
+        for (i, child) in items.iter().enumerate() {
+            check(child, depth + 1, found).map_err(|r| r.under(key, Some(&i.to_string())))?;
+        }
+    }
+    Ok(())
+}
+
+impl Refusal {
+    /// The same refusal, for the node at `key` (and `name` or index under it) below its parent.
+    fn under(mut self, key: &str, name: Option<&str>) -> Refusal {
+        let mut pointer = String::new();
+        push_segment(&mut pointer, key);
+        if let Some(name) = name {
+            push_segment(&mut pointer, name);
+        }
+        pointer.push_str(&self.pointer);
+        self.pointer = pointer;
+        self
+    }
 }
 
 /// Whether a node needs converting (from its own keywords, not its children's), or why it cannot
@@ -164,78 +226,6 @@ fn kind_of(value: &Value) -> &'static str {
     }
 }
 
-/// The read-only walk: refusals, and whether any node needs converting.
-struct Check {
-    pointer: String,
-    needs_conversion: bool,
-    has_refs: bool,
-}
-
-impl Check {
-    fn refuse(&self, reason: String) -> Refusal {
-        Refusal {
-            pointer: self.pointer.clone(),
-            reason,
-        }
-    }
-
-    fn node(&mut self, node: &Value, depth: usize) -> Result<(), Refusal> {
-        let Value::Object(map) = node else {
-            return Ok(());
-        };
-        if depth > MAX_DEPTH {
-            return Err(self.refuse(format!(
-                "the schema is nested deeper than {MAX_DEPTH} levels"
-            )));
-        }
-        if node_needs_conversion(map).map_err(|reason| self.refuse(reason))? {
-            self.needs_conversion = true;
-        }
-        self.has_refs |= map.contains_key("$ref");
-        let mut result = Ok(());
-        for_each_child(map, |path, child| {
-            if result.is_err() {
-                return;
-            }
-            let len = self.pointer.len();
-            for segment in path {
-                push_segment(&mut self.pointer, segment);
-            }
-            result = self.node(child, depth + 1);
-            if result.is_ok() {
-                self.pointer.truncate(len);
-            }
-        });
-        result
-    }
-}
-
-/// Calls `visit` with each subschema of a node and its path below the node (one or two segments).
-fn for_each_child<'v>(map: &'v Map<String, Value>, mut visit: impl FnMut(&[&str], &'v Value)) {
-    for (key, value) in map {
-        let key = key.as_str();
-        if ONE.contains(&key) {
-            match value {
-                // `items` as an array is the older tuple form.
-                Value::Array(items) => {
-                    for (i, item) in items.iter().enumerate() {
-                        visit(&[key, &i.to_string()], item);
-                    }
-                }
-                other => visit(&[key], other),
-            }
-        } else if MANY.contains(&key) {
-            for (i, item) in value.as_array().into_iter().flatten().enumerate() {
-                visit(&[key, &i.to_string()], item);
-            }
-        } else if NAMED.contains(&key) {
-            for (name, item) in value.as_object().into_iter().flatten() {
-                visit(&[key, name], item);
-            }
-        }
-    }
-}
-
 /// Appends one JSON-pointer segment, escaped (RFC 6901).
 fn push_segment(pointer: &mut String, segment: &str) {
     pointer.push('/');
@@ -248,7 +238,7 @@ fn push_segment(pointer: &mut String, segment: &str) {
     }
 }
 
-/// Converts every node that needs it, in place (after [`Check`] found no refusal).
+/// Converts every node that needs it, in place (after [`check`] found no refusal).
 fn convert(node: &mut Value) {
     let Value::Object(map) = node else {
         return;
