@@ -799,3 +799,33 @@ async fn keywords_gemini_ignores_are_sent_as_they_are() {
     });
     assert_eq!(schema_sent_for(schema.clone()).await, schema);
 }
+
+#[tokio::test]
+async fn no_reply_that_echoes_the_key_puts_any_of_it_in_an_error() {
+    let padded = format!("{}{KEY}", "x".repeat(490));
+    let cases = [
+        ResponseTemplate::new(200).set_body_string(format!("<html>bad key {KEY}</html>")),
+        ResponseTemplate::new(200)
+            .set_body_json(json!({"error": {"message": format!("key {KEY} refused")}})),
+        ResponseTemplate::new(200).set_body_json(json!({"candidates": format!("{KEY}")})),
+        ResponseTemplate::new(401).set_body_string(padded),
+        ResponseTemplate::new(500).set_body_json(google_error(
+            500,
+            "INTERNAL",
+            &format!("boom {KEY}"),
+        )),
+    ];
+    for (i, template) in cases.into_iter().enumerate() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(template)
+            .mount(&server)
+            .await;
+        let error = provider(&server).complete(&request()).await.unwrap_err();
+        let shown = format!("{error} {error:?}");
+        for start in 0..=KEY.len() - 8 {
+            let piece = &KEY[start..start + 8];
+            assert!(!shown.contains(piece), "case {i} shows {piece}: {shown}");
+        }
+    }
+}
