@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::transport::{
-    check_base_url, clip_body, display_url, env_var, join_url, json_body, transport_settings,
-    ApiKey, Prepared, Target, Transport,
+    clip_body, display_url, env_var, join_url, json_body, transport_settings, ApiKey, EnvEndpoint,
+    Prepared, Target, Transport,
 };
 use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
@@ -122,14 +122,8 @@ impl AnthropicProvider {
         let key = env_var("ANTHROPIC_API_KEY")
             .ok_or_else(|| IntentError::Config("ANTHROPIC_API_KEY is not set".into()))?;
         let mut provider = AnthropicProvider::new(key);
-        if let Some(base_url) = env_var("ANTHROPIC_BASE_URL") {
-            check_base_url(&base_url)
-                .map_err(|e| IntentError::Config(format!("ANTHROPIC_BASE_URL: {e}")))?;
-            provider.base_url = base_url;
-        }
-        if let Some(model) = env_var("ANTHROPIC_MODEL") {
-            provider.model = model;
-        }
+        EnvEndpoint::read(env_var, "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL")?
+            .apply(&mut provider.base_url, &mut provider.model);
         Ok(provider)
     }
 

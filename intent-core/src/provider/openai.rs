@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::openai_responses;
 use super::transport::{
-    check_base_url, display_url, env_var, join_url, json_body, transport_settings, ApiKey,
-    Prepared, Target, Transport,
+    display_url, env_var, join_url, json_body, transport_settings, ApiKey, EnvEndpoint, Prepared,
+    Target, Transport,
 };
 use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
@@ -166,21 +166,14 @@ impl OpenAiProvider {
     /// ```
     pub fn from_env() -> Result<Self, IntentError> {
         let key = env_var("OPENAI_API_KEY");
-        let base_url = env_var("OPENAI_BASE_URL");
-        if key.is_none() && base_url.is_none() {
+        let endpoint = EnvEndpoint::read(env_var, "OPENAI_BASE_URL", "OPENAI_MODEL")?;
+        if key.is_none() && endpoint.base_url.is_none() {
             return Err(IntentError::Config(
                 "OPENAI_API_KEY is not set; set it, or set OPENAI_BASE_URL to a server that needs no key".into(),
             ));
         }
         let mut provider = OpenAiProvider::new(key.unwrap_or_default());
-        if let Some(base_url) = base_url {
-            check_base_url(&base_url)
-                .map_err(|e| IntentError::Config(format!("OPENAI_BASE_URL: {e}")))?;
-            provider.base_url = base_url;
-        }
-        if let Some(model) = env_var("OPENAI_MODEL") {
-            provider.model = model;
-        }
+        endpoint.apply(&mut provider.base_url, &mut provider.model);
         Ok(provider)
     }
 
@@ -515,12 +508,30 @@ struct ChatUsage {
     completion_tokens_details: Option<TokenDetails>,
 }
 
+/// The details of OpenAI's token counts (`*_tokens_details`).
 #[derive(Deserialize)]
-struct TokenDetails {
+pub(super) struct TokenDetails {
     #[serde(default, deserialize_with = "super::lenient")]
     cached_tokens: Option<u64>,
     #[serde(default, deserialize_with = "super::lenient")]
     reasoning_tokens: Option<u64>,
+}
+
+/// Our usage from OpenAI's counts, which Chat Completions and the Responses API report under
+/// different names but with the same details.
+pub(super) fn usage(
+    input: Option<u64>,
+    output: Option<u64>,
+    input_details: Option<TokenDetails>,
+    output_details: Option<TokenDetails>,
+) -> Usage {
+    Usage {
+        input_tokens: input.unwrap_or(0),
+        output_tokens: output.unwrap_or(0),
+        cached_tokens: input_details.and_then(|d| d.cached_tokens).unwrap_or(0),
+        reasoning_tokens: output_details.and_then(|d| d.reasoning_tokens).unwrap_or(0),
+        calls: 1,
+    }
 }
 
 /// Reads a Chat Completions reply.
@@ -575,19 +586,12 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
     response.finish_reason = finish_reason;
     response.refusal = refusal;
     response.reasoning = reasoning.filter(|r| !r.trim().is_empty());
-    response.usage = Usage {
-        input_tokens: usage.prompt_tokens.unwrap_or(0),
-        output_tokens: usage.completion_tokens.unwrap_or(0),
-        cached_tokens: usage
-            .prompt_tokens_details
-            .and_then(|d| d.cached_tokens)
-            .unwrap_or(0),
-        reasoning_tokens: usage
-            .completion_tokens_details
-            .and_then(|d| d.reasoning_tokens)
-            .unwrap_or(0),
-        calls: 1,
-    };
+    response.usage = self::usage(
+        usage.prompt_tokens,
+        usage.completion_tokens,
+        usage.prompt_tokens_details,
+        usage.completion_tokens_details,
+    );
     Ok(response)
 }
 

@@ -27,10 +27,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::openai::TokenDetails;
 use super::transport::{clip_body, json_body, ApiKey};
 use super::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
 use crate::request::{AiRequest, ReasoningEffort, ResponseFormat};
-use crate::result::Usage;
 
 /// The smallest `max_output_tokens` the Responses API takes.
 pub(crate) const MIN_MAX_OUTPUT_TOKENS: u32 = 16;
@@ -177,14 +177,6 @@ struct ResponsesUsage {
     output_tokens_details: Option<TokenDetails>,
 }
 
-#[derive(Deserialize)]
-struct TokenDetails {
-    #[serde(default, deserialize_with = "super::lenient")]
-    cached_tokens: Option<u64>,
-    #[serde(default, deserialize_with = "super::lenient")]
-    reasoning_tokens: Option<u64>,
-}
-
 /// The text, refusal and reasoning of a reply's `output` items.
 #[derive(Default)]
 struct Output {
@@ -316,18 +308,11 @@ pub(super) fn parse_reply(
     };
     response.refusal = refused.then_some(output.refusal);
     response.reasoning = (!output.reasoning.trim().is_empty()).then_some(output.reasoning);
-    response.usage = Usage {
-        input_tokens: usage.input_tokens.unwrap_or(0),
-        output_tokens: usage.output_tokens.unwrap_or(0),
-        cached_tokens: usage
-            .input_tokens_details
-            .and_then(|d| d.cached_tokens)
-            .unwrap_or(0),
-        reasoning_tokens: usage
-            .output_tokens_details
-            .and_then(|d| d.reasoning_tokens)
-            .unwrap_or(0),
-        calls: 1,
-    };
+    response.usage = super::openai::usage(
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.input_tokens_details,
+        usage.output_tokens_details,
+    );
     Ok(response)
 }

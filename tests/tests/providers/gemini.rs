@@ -2,36 +2,25 @@
 //! format and option, the reply's text, thoughts, finish reasons and usage read back, errors and
 //! retries, the key kept to its header, and the schema dialect (one test per rule).
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use intent_core::prelude::*;
-use intent_core::provider::{
-    FinishReason, GeminiProvider, Provider, ProviderErrorKind, RetryPolicy,
-};
+use intent_core::provider::{FinishReason, GeminiProvider, Provider, ProviderErrorKind};
 use intent_core::Intent;
 use intent_tests::derive_types::{Event, Order, PurchaseRequest, Status};
 use serde_json::{json, Value};
 use wiremock::matchers::{header, method, path};
-use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::support::{answering, body_of, failing_then, quick_retries, sent, Captured};
 
 const KEY: &str = "AIzaSy-test-0123456789abcdefXYZ";
 const ENDPOINT: &str = "/v1beta/models/gemini-2.5-flash:generateContent";
 
-fn fast() -> RetryPolicy {
-    RetryPolicy {
-        max_retries: 2,
-        initial_backoff: Duration::from_millis(5),
-        max_backoff: Duration::from_millis(20),
-        max_retry_after: Duration::from_secs(2),
-    }
-}
-
 fn provider(server: &MockServer) -> GeminiProvider {
     GeminiProvider::new(KEY)
         .with_base_url(server.uri())
-        .with_retry_policy(fast())
+        .with_retry_policy(quick_retries(2))
         .with_timeout(Duration::from_secs(5))
 }
 
@@ -46,23 +35,6 @@ fn reply(parts: Value, finish_reason: &str) -> Value {
 
 fn text_reply(text: &str) -> Value {
     reply(json!([{"text": text}]), "STOP")
-}
-
-async fn answering(body: Value) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(body))
-        .mount(&server)
-        .await;
-    server
-}
-
-async fn sent(server: &MockServer) -> Vec<Request> {
-    server.received_requests().await.unwrap_or_default()
-}
-
-fn body_of(request: &Request) -> Value {
-    serde_json::from_slice(&request.body).expect("the request body is JSON")
 }
 
 fn request() -> AiRequest {
@@ -313,21 +285,12 @@ async fn a_reply_with_no_candidates_is_a_decode_error() {
 
 #[tokio::test]
 async fn a_typed_call_through_gemini_fails_a_filtered_reply_and_records_usage() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(reply(json!([{"text": "{\"value\": 4"}]), "RECITATION")),
-        )
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(text_reply("{\"value\": 42}")))
-        .with_priority(2)
-        .mount(&server)
-        .await;
+    let server = failing_then(
+        vec![ResponseTemplate::new(200)
+            .set_body_json(reply(json!([{"text": "{\"value\": 4"}]), "RECITATION"))],
+        text_reply("{\"value\": 42}"),
+    )
+    .await;
     let client = IntentClient::new(provider(&server));
     let result = u32::ai(&client, "six times seven", "Compute.").await;
     assert_eq!(result.value(), Some(&42));
@@ -354,21 +317,7 @@ fn google_error(code: u16, status: &str, message: &str) -> Value {
 
 /// A server that answers `failures` in order, then a good reply.
 async fn failing_then_ok(failures: Vec<ResponseTemplate>) -> MockServer {
-    let server = MockServer::start().await;
-    for failure in failures {
-        Mock::given(method("POST"))
-            .respond_with(failure)
-            .up_to_n_times(1)
-            .with_priority(1)
-            .mount(&server)
-            .await;
-    }
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(text_reply("ok")))
-        .with_priority(2)
-        .mount(&server)
-        .await;
-    server
+    failing_then(failures, text_reply("ok")).await
 }
 
 #[tokio::test]
@@ -495,19 +444,6 @@ async fn a_503_past_max_retries_names_the_tries_and_googles_status() {
 
 // ---- the key ----
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn the_key_goes_only_in_its_header_never_in_a_url_error_or_log() {
     let captured = Captured::default();
@@ -553,7 +489,7 @@ async fn the_key_goes_only_in_its_header_never_in_a_url_error_or_log() {
     let shown = format!("{error} {error:?} {gemini:?}");
     assert!(!shown.contains(KEY), "{shown}");
     assert!(shown.contains("API key not valid: [redacted]"), "{shown}");
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     assert!(log.contains("retrying"), "{log}");
     assert!(!log.contains(KEY), "{log}");
 }

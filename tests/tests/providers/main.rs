@@ -8,4 +8,5 @@ mod openai;
 mod reasoning;
 mod responses;
 mod secrets;
+mod support;
 mod transport;

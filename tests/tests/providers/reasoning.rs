@@ -1,43 +1,15 @@
 //! Reasoning on the wire: `reasoning_effort` and `thinking_budget` from the options to each
 //! provider's body, and the reasoning and reasoning tokens read back, never as the answer.
 
-use std::time::Duration;
-
 use intent_core::prelude::*;
 use intent_core::provider::{
     AnthropicProvider, FinishReason, GeminiProvider, OpenAiProvider, Provider, ProviderErrorKind,
-    RetryPolicy,
 };
 use intent_core::Usage;
 use serde_json::{json, Value};
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use wiremock::{MockServer, ResponseTemplate};
 
-fn quick() -> RetryPolicy {
-    RetryPolicy {
-        max_retries: 1,
-        initial_backoff: Duration::from_millis(5),
-        max_backoff: Duration::from_millis(10),
-        max_retry_after: Duration::from_secs(1),
-    }
-}
-
-async fn answering(body: Value) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(body))
-        .mount(&server)
-        .await;
-    server
-}
-
-async fn sent(server: &MockServer) -> Vec<Request> {
-    server.received_requests().await.unwrap_or_default()
-}
-
-fn body_of(request: &Request) -> Value {
-    serde_json::from_slice(&request.body).expect("the request body is JSON")
-}
+use crate::support::{answering, body_of, failing_then, quick_retries, sent};
 
 fn thinking_request(budget: Option<u32>, effort: Option<ReasoningEffort>) -> AiRequest {
     let mut request = AiRequest::new("You are terse.", "Say hi.");
@@ -95,7 +67,7 @@ fn usage_sums_reasoning_tokens_and_reads_records_written_before_them() {
 fn openai(server: &MockServer) -> OpenAiProvider {
     OpenAiProvider::new("sk-test")
         .with_base_url(format!("{}/v1", server.uri()))
-        .with_retry_policy(quick())
+        .with_retry_policy(quick_retries(1))
 }
 
 fn chat_reply(message: Value) -> Value {
@@ -175,22 +147,13 @@ async fn reasoning_from_vllm_and_ollama_is_kept_apart_from_the_answer() {
 
 #[tokio::test]
 async fn a_typed_call_sums_reasoning_tokens_over_its_attempts() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(chat_reply(
+    let server = failing_then(
+        vec![ResponseTemplate::new(200).set_body_json(chat_reply(
             json!({"role": "assistant", "reasoning_content": "Hmm.", "content": "three"}),
-        )))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(chat_reply(
-            json!({"role": "assistant", "content": "{\"value\": 3}"}),
-        )))
-        .with_priority(2)
-        .mount(&server)
-        .await;
+        ))],
+        chat_reply(json!({"role": "assistant", "content": "{\"value\": 3}"})),
+    )
+    .await;
     let client = IntentClient::new(openai(&server));
     let result = u32::ai(&client, "a, b, c", "Count the letters.")
         .options(AiRequestOptions {
@@ -217,7 +180,7 @@ async fn a_typed_call_sums_reasoning_tokens_over_its_attempts() {
 fn anthropic(server: &MockServer) -> AnthropicProvider {
     AnthropicProvider::new("sk-ant-test")
         .with_base_url(server.uri())
-        .with_retry_policy(quick())
+        .with_retry_policy(quick_retries(1))
 }
 
 fn messages_reply(content: Value) -> Value {
@@ -328,7 +291,7 @@ async fn anthropic_thinking_blocks_are_reasoning_never_the_answer() {
 fn gemini(server: &MockServer) -> GeminiProvider {
     GeminiProvider::new("AIza-test")
         .with_base_url(server.uri())
-        .with_retry_policy(quick())
+        .with_retry_policy(quick_retries(1))
 }
 
 fn gemini_reply() -> Value {

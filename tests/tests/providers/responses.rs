@@ -5,13 +5,13 @@
 use std::time::{Duration, Instant};
 
 use intent_core::prelude::*;
-use intent_core::provider::{
-    FinishReason, OpenAiApi, OpenAiProvider, Provider, ProviderErrorKind, RetryPolicy,
-};
+use intent_core::provider::{FinishReason, OpenAiApi, OpenAiProvider, Provider, ProviderErrorKind};
 use intent_core::Intent;
 use serde_json::{json, Value};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::support::{answering, body_of, failing_then, quick_retries, sent};
 
 const KEY: &str = "sk-test-responses-0123456789";
 
@@ -19,12 +19,7 @@ fn provider(server: &MockServer) -> OpenAiProvider {
     OpenAiProvider::new(KEY)
         .with_base_url(format!("{}/v1", server.uri()))
         .with_api(OpenAiApi::Responses)
-        .with_retry_policy(RetryPolicy {
-            max_retries: 2,
-            initial_backoff: Duration::from_millis(5),
-            max_backoff: Duration::from_millis(20),
-            max_retry_after: Duration::from_secs(2),
-        })
+        .with_retry_policy(quick_retries(2))
         .with_timeout(Duration::from_secs(5))
 }
 
@@ -51,24 +46,6 @@ fn text_reply(text: &str) -> Value {
     reply("completed", json!([message(json!([output_text(text)]))]))
 }
 
-async fn answering(body: Value) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/responses"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(body))
-        .mount(&server)
-        .await;
-    server
-}
-
-async fn sent(server: &MockServer) -> Vec<Request> {
-    server.received_requests().await.unwrap_or_default()
-}
-
-fn body_of(request: &Request) -> Value {
-    serde_json::from_slice(&request.body).expect("the request body is JSON")
-}
-
 fn request() -> AiRequest {
     AiRequest::new("You are terse.", "Say hi.")
 }
@@ -80,6 +57,7 @@ async fn text_request_sends_instructions_input_the_text_format_and_store_false()
     assert_eq!(response.text, "hi");
     let requests = sent(&server).await;
     assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].url.path(), "/v1/responses");
     assert_eq!(
         body_of(&requests[0]),
         json!({
@@ -232,18 +210,11 @@ async fn a_truncated_reply_fails_its_attempt_with_the_limit_named() {
         json!([{"type": "reasoning", "id": "rs_1", "summary": []}]),
     );
     cut["incomplete_details"] = json!({"reason": "max_output_tokens"});
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(cut))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(text_reply("{\"value\": 7}")))
-        .with_priority(2)
-        .mount(&server)
-        .await;
+    let server = failing_then(
+        vec![ResponseTemplate::new(200).set_body_json(cut)],
+        text_reply("{\"value\": 7}"),
+    )
+    .await;
     let client = IntentClient::new(provider(&server));
     let result = u32::ai(&client, "seven", "Read the number.")
         .options(AiRequestOptions {

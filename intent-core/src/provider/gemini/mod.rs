@@ -8,8 +8,8 @@ use std::fmt;
 use reqwest::header::{HeaderMap, HeaderValue};
 
 use super::transport::{
-    check_base_url, display_url, env_var, join_url, json_body, transport_settings, ApiKey, Post,
-    Prepared, Transport,
+    check_base_url, display_url, env_var, join_url, json_body, transport_settings, ApiKey,
+    EnvEndpoint, Post, Prepared, Transport,
 };
 use super::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
@@ -131,21 +131,14 @@ impl GeminiProvider {
     /// [`from_env`](Self::from_env) with the variables read by `var`.
     fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, IntentError> {
         let key = var("GEMINI_API_KEY").or_else(|| var("GOOGLE_API_KEY"));
-        let base_url = var("GEMINI_BASE_URL");
-        if key.is_none() && base_url.is_none() {
+        let endpoint = EnvEndpoint::read(&var, "GEMINI_BASE_URL", "GEMINI_MODEL")?;
+        if key.is_none() && endpoint.base_url.is_none() {
             return Err(IntentError::Config(
                 "neither GEMINI_API_KEY nor GOOGLE_API_KEY is set; set one, or set GEMINI_BASE_URL to a server that needs no key".into(),
             ));
         }
         let mut provider = GeminiProvider::new(key.unwrap_or_default());
-        if let Some(base_url) = base_url {
-            check_base_url(&base_url)
-                .map_err(|e| IntentError::Config(format!("GEMINI_BASE_URL: {e}")))?;
-            provider.base_url = base_url;
-        }
-        if let Some(model) = var("GEMINI_MODEL") {
-            provider.model = model;
-        }
+        endpoint.apply(&mut provider.base_url, &mut provider.model);
         Ok(provider)
     }
 

@@ -38,6 +38,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use crate::schema::kind_of;
+
 /// The deepest nesting of schemas walked (the same limit `serde_json` puts on text it parses).
 pub(crate) const MAX_DEPTH: usize = 128;
 
@@ -212,17 +214,6 @@ fn non_null_types(map: &Map<String, Value>) -> usize {
     match map.get("type") {
         Some(Value::Array(types)) => types.iter().filter(|t| t.as_str() != Some("null")).count(),
         _ => 0,
-    }
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

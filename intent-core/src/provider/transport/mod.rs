@@ -8,7 +8,7 @@ mod settings;
 
 pub use retry::RetryPolicy;
 pub(crate) use secret::ApiKey;
-pub(crate) use settings::{check_base_url, env_var, transport_settings};
+pub(crate) use settings::{check_base_url, env_var, transport_settings, EnvEndpoint};
 
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
