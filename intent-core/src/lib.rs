@@ -2,7 +2,7 @@
 //!
 //! Send a value and an intent in plain words; get your own Rust type back, read leniently,
 //! verified strictly, with your rules checked and a retry on the findings, within the limits you
-//! set, from OpenAI, Anthropic or any OpenAI-compatible server.
+//! set, from OpenAI, Anthropic, Gemini or any OpenAI-compatible server.
 //!
 //! ```
 //! use intent_core::prelude::*;
@@ -63,8 +63,10 @@ pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
 pub use intent::Intent;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
-pub use provider::{AnthropicProvider, OpenAiProvider, Provider, ScriptedProvider};
-pub use request::{AiRequest, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME};
+pub use provider::{AnthropicProvider, GeminiProvider, OpenAiProvider, Provider, ScriptedProvider};
+pub use request::{
+    AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME,
+};
 pub use result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
 
 #[cfg(feature = "derive")]
@@ -72,10 +74,12 @@ pub use intent_derive::Intent;
 
 /// The names most programs need: `use intent_core::prelude::*;`.
 pub mod prelude {
-    pub use crate::provider::{AnthropicProvider, OpenAiProvider, ScriptedProvider};
+    pub use crate::provider::{
+        AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
+    };
     pub use crate::{
         AiRequest, AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient,
-        IntentClientOptions, IntentExample, ResponseFormat, ResultIssue,
+        IntentClientOptions, IntentExample, ReasoningEffort, ResponseFormat, ResultIssue,
     };
 }
 

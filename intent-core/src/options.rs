@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::request::ReasoningEffort;
+
 /// A worked example: an input and the exact answer expected for it.
 ///
 /// Write the output as the model should answer: plain text for a `String` result, the envelope
@@ -72,6 +74,13 @@ pub struct AiRequestOptions {
     pub temperature: Option<f32>,
     /// The model to ask; it goes to the fallback too.
     pub model: Option<String>,
+    /// How hard a reasoning model thinks (OpenAI `reasoning_effort`, Gemini `thinkingLevel`);
+    /// none is sent when `None`.
+    pub reasoning_effort: Option<ReasoningEffort>,
+    /// The most tokens a model may spend thinking before it answers (Anthropic extended thinking,
+    /// Gemini `thinkingBudget`; 0 turns thinking off). With Anthropic, `max_output_tokens` stays
+    /// the answer's own limit: the budget is added to it, and the temperature is not sent.
+    pub thinking_budget: Option<u32>,
     /// The provider to ask, by name; naming one turns fallback off.
     pub provider: Option<String>,
     /// Rule lines stated to the model after the result type's own, under "Rules for members of

@@ -48,7 +48,7 @@ use serde_json::Value;
 use crate::error::IntentError;
 use crate::input::SerializedInput;
 use crate::options::AiRequestOptions;
-use crate::request::{AiRequest, ResponseFormat, DEFAULT_SCHEMA_NAME};
+use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME};
 use crate::result::AttemptRecord;
 use crate::schema::build_envelope_from_schema;
 use crate::shape::{Node, Scalar, TargetKind, TypeInfo};
@@ -88,6 +88,8 @@ pub struct PromptPlan {
     max_output_tokens: Option<u32>,
     temperature: Option<f32>,
     model: Option<String>,
+    reasoning_effort: Option<ReasoningEffort>,
+    thinking_budget: Option<u32>,
 }
 
 /// Plans a call: the response format and schema for the target, and the fixed part of the prompt.
@@ -249,6 +251,8 @@ pub fn plan(
         max_output_tokens: options.max_output_tokens,
         temperature: options.temperature,
         model: options.model.clone(),
+        reasoning_effort: options.reasoning_effort,
+        thinking_budget: options.thinking_budget,
     })
 }
 
@@ -283,6 +287,8 @@ impl PromptPlan {
             max_output_tokens: self.max_output_tokens,
             temperature: self.temperature,
             model: self.model.clone(),
+            reasoning_effort: self.reasoning_effort,
+            thinking_budget: self.thinking_budget,
         }
     }
 

@@ -20,6 +20,57 @@ pub enum ResponseFormat {
     JsonSchema,
 }
 
+/// How hard a reasoning model thinks before it answers.
+///
+/// Sent as OpenAI's `reasoning_effort` (Chat Completions) or `reasoning.effort` (Responses), and
+/// as Gemini's `thinkingConfig.thinkingLevel`; Anthropic takes a token budget instead
+/// (`AiRequestOptions::thinking_budget`). Models that do not reason refuse it, so it is sent only
+/// when set.
+///
+/// ```
+/// use intent_core::ReasoningEffort;
+///
+/// assert_eq!(ReasoningEffort::Low.as_str(), "low");
+/// assert_eq!(ReasoningEffort::High.to_string(), "high");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ReasoningEffort {
+    /// Little reasoning: faster and cheaper.
+    Low,
+    /// The usual default of reasoning models.
+    Medium,
+    /// The most reasoning the request allows.
+    High,
+}
+
+impl ReasoningEffort {
+    /// The lowercase wire name: `low`, `medium` or `high`.
+    ///
+    /// ```
+    /// assert_eq!(intent_core::ReasoningEffort::Medium.as_str(), "medium");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasoningEffort::Low => "low",
+            ReasoningEffort::Medium => "medium",
+            ReasoningEffort::High => "high",
+        }
+    }
+}
+
+impl std::fmt::Display for ReasoningEffort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for ReasoningEffort {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 /// One model call, as a provider receives it.
 ///
 /// ```
@@ -48,6 +99,11 @@ pub struct AiRequest {
     pub temperature: Option<f32>,
     /// The model to ask; the provider's own default when `None`.
     pub model: Option<String>,
+    /// How hard a reasoning model thinks; none is sent when `None`.
+    pub reasoning_effort: Option<ReasoningEffort>,
+    /// The most tokens a model may spend thinking (Anthropic `budget_tokens`, Gemini
+    /// `thinkingBudget`; 0 turns thinking off); none is sent when `None`.
+    pub thinking_budget: Option<u32>,
 }
 
 impl AiRequest {
@@ -62,6 +118,8 @@ impl AiRequest {
             max_output_tokens: None,
             temperature: None,
             model: None,
+            reasoning_effort: None,
+            thinking_budget: None,
         }
     }
 

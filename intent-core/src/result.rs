@@ -90,9 +90,10 @@ impl fmt::Display for ResultIssue {
 /// ```
 /// use intent_core::Usage;
 ///
-/// let total = Usage { input_tokens: 10, output_tokens: 5, cached_tokens: 0, calls: 1 }
-///     + Usage { input_tokens: 12, output_tokens: 4, cached_tokens: 8, calls: 1 };
-/// assert_eq!(total.total_tokens(), 31);
+/// let total = Usage { input_tokens: 10, output_tokens: 5, cached_tokens: 0, reasoning_tokens: 0, calls: 1 }
+///     + Usage { input_tokens: 12, output_tokens: 40, cached_tokens: 8, reasoning_tokens: 36, calls: 1 };
+/// assert_eq!(total.total_tokens(), 67);
+/// assert_eq!(total.reasoning_tokens, 36);
 /// assert_eq!(total.calls, 2);
 /// ```
 #[derive(
@@ -101,10 +102,15 @@ impl fmt::Display for ResultIssue {
 pub struct Usage {
     /// Prompt tokens, cached ones included.
     pub input_tokens: u64,
-    /// Completion tokens.
+    /// Completion tokens, reasoning tokens included (they are billed as output).
     pub output_tokens: u64,
     /// Prompt tokens the provider served from its prompt cache.
     pub cached_tokens: u64,
+    /// The part of `output_tokens` the model spent reasoning (OpenAI `reasoning_tokens`, Gemini
+    /// `thoughtsTokenCount`); 0 when the provider does not report it (Anthropic counts thinking in
+    /// `output_tokens` without a separate figure).
+    #[serde(default)]
+    pub reasoning_tokens: u64,
     /// Model calls made (a reply served from this library's cache is not a call).
     pub calls: u32,
 }
@@ -129,6 +135,7 @@ impl AddAssign for Usage {
         self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
         self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
         self.cached_tokens = self.cached_tokens.saturating_add(other.cached_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(other.reasoning_tokens);
         self.calls = self.calls.saturating_add(other.calls);
     }
 }

@@ -22,6 +22,9 @@ impl CacheKey {
     /// let mut warmer = request.clone();
     /// warmer.temperature = Some(0.7);
     /// assert_ne!(a, CacheKey::for_request("openai", "gpt-4o-mini", &warmer));
+    /// let mut thinking = request.clone();
+    /// thinking.thinking_budget = Some(2048);
+    /// assert_ne!(a, CacheKey::for_request("openai", "gpt-4o-mini", &thinking));
     /// assert_eq!(a.as_str().len(), 64);
     /// ```
     pub fn for_request(provider: &str, model: &str, request: &AiRequest) -> CacheKey {
@@ -43,18 +46,31 @@ impl CacheKey {
             .temperature
             .map(|t| t.to_bits().to_string())
             .unwrap_or_default();
-        CacheKey::from_parts([
-            "intent-cache-v1",
-            provider,
-            model,
-            &request.system,
-            &request.user,
-            format,
-            &request.schema_name,
-            &schema,
-            &max_tokens,
-            &temperature,
-        ])
+        // Reasoning settings are added only when set, so the keys of requests without them stay
+        // what they were.
+        let effort = request
+            .reasoning_effort
+            .map(|e| format!("reasoning_effort={e}"));
+        let budget = request
+            .thinking_budget
+            .map(|b| format!("thinking_budget={b}"));
+        CacheKey::from_parts(
+            [
+                "intent-cache-v1",
+                provider,
+                model,
+                &request.system,
+                &request.user,
+                format,
+                &request.schema_name,
+                &schema,
+                &max_tokens,
+                &temperature,
+            ]
+            .into_iter()
+            .chain(effort.as_deref())
+            .chain(budget.as_deref()),
+        )
     }
 
     /// The key of arbitrary parts, each length-prefixed so no two lists collide.

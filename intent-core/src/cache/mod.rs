@@ -1,7 +1,7 @@
 //! Reply caches: no paying twice for the same request.
 //!
 //! The key is a hash of everything that shapes a reply (provider, model, system prompt, user
-//! message, format, schema, max tokens, temperature); never an API key. Only first attempts read
+//! message, format, schema, max tokens, temperature, reasoning); never an API key. Only first attempts read
 //! the cache; only replies that passed every check are written; a cached reply is verified again
 //! before it is returned; the attempt record says it came from the cache. A corrupt or unreachable
 //! cache is a warning in the log, never a failed call.

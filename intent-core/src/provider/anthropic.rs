@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::transport::{
-    check_base_url, clip_body, display_url, env_var, join_url, json_body, transport_settings,
-    ApiKey, Prepared, Target, Transport,
+    clip_body, display_url, env_var, join_url, json_body, transport_settings, ApiKey, EnvEndpoint,
+    Prepared, Target, Transport,
 };
 use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
@@ -30,6 +30,16 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// only when [`with_send_temperature`](Self::with_send_temperature) is on. Transport faults, 529
 /// included, are retried under the [`RetryPolicy`](super::RetryPolicy). The key never shows in
 /// `Debug`, logs or errors.
+///
+/// A request's thinking budget turns on extended thinking: `thinking: {"type": "enabled",
+/// "budget_tokens": N}` (0 sends `{"type": "disabled"}`). Anthropic counts the thinking in
+/// `max_tokens` and needs `max_tokens` above the budget, so `max_tokens` becomes the budget plus the
+/// reply's own limit (`max_output_tokens`, else the default); and it refuses a changed temperature
+/// with thinking, so none is sent then. A budget below 1024 tokens, which Anthropic refuses, fails
+/// before sending. The `thinking` blocks of the reply are its [`AiResponse::reasoning`], never its
+/// text (`redacted_thinking` blocks carry no readable text and are skipped). The reasoning effort is
+/// not sent: the `enabled` form takes a budget instead. `enabled` is the form every Claude model up
+/// to 4.5 takes; later models deprecate it for `adaptive` thinking.
 ///
 /// ```
 /// use intent_core::provider::{AnthropicProvider, Provider};
@@ -74,6 +84,9 @@ impl AnthropicProvider {
     pub const DEFAULT_MODEL: &'static str = "claude-sonnet-4-5";
     /// The provider's default name.
     pub const DEFAULT_NAME: &'static str = "anthropic";
+    /// The smallest thinking budget Anthropic takes, in tokens.
+    pub const MIN_THINKING_BUDGET: u32 = 1024;
+
     /// The `max_tokens` sent when the request sets no `max_output_tokens`.
     pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
@@ -109,14 +122,8 @@ impl AnthropicProvider {
         let key = env_var("ANTHROPIC_API_KEY")
             .ok_or_else(|| IntentError::Config("ANTHROPIC_API_KEY is not set".into()))?;
         let mut provider = AnthropicProvider::new(key);
-        if let Some(base_url) = env_var("ANTHROPIC_BASE_URL") {
-            check_base_url(&base_url)
-                .map_err(|e| IntentError::Config(format!("ANTHROPIC_BASE_URL: {e}")))?;
-            provider.base_url = base_url;
-        }
-        if let Some(model) = env_var("ANTHROPIC_MODEL") {
-            provider.model = model;
-        }
+        EnvEndpoint::read(env_var, "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL")?
+            .apply(&mut provider.base_url, &mut provider.model);
         Ok(provider)
     }
 
@@ -263,15 +270,43 @@ impl AnthropicProvider {
                 })
             }
         };
+        let reply_limit = request.max_output_tokens.unwrap_or(self.default_max_tokens);
+        let thinking = match request.thinking_budget {
+            None => None,
+            Some(0) => Some(Thinking::Disabled),
+            Some(budget) if budget < Self::MIN_THINKING_BUDGET => {
+                return Err(ProviderError::new(
+                    ProviderErrorKind::InvalidRequest,
+                    format!(
+                        "Anthropic's extended thinking takes a thinking_budget of at least {} tokens (or 0 for none); the request asks for {budget}",
+                        Self::MIN_THINKING_BUDGET
+                    ),
+                )
+                .with_provider(&self.name));
+            }
+            Some(budget) => Some(Thinking::Enabled {
+                budget_tokens: budget,
+            }),
+        };
+        let thinks = matches!(thinking, Some(Thinking::Enabled { .. }));
+        let max_tokens = match thinking {
+            // The budget counts in max_tokens, which must exceed it: the reply keeps its own limit.
+            Some(Thinking::Enabled { budget_tokens }) => budget_tokens.saturating_add(reply_limit),
+            _ => reply_limit,
+        };
         let body = MessagesBody {
             model,
-            max_tokens: request.max_output_tokens.unwrap_or(self.default_max_tokens),
+            max_tokens,
             system: (!request.system.is_empty()).then_some(request.system.as_str()),
             messages: [Message {
                 role: "user",
                 content: &request.user,
             }],
-            temperature: request.temperature.filter(|_| self.send_temperature),
+            // Thinking is refused with a changed temperature.
+            temperature: request
+                .temperature
+                .filter(|_| self.send_temperature && !thinks),
+            thinking,
             output_config,
         };
         json_body(&body, request.system.len() + request.user.len(), &self.name)
@@ -325,7 +360,16 @@ struct MessagesBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<Thinking>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     output_config: Option<OutputConfig<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Thinking {
+    Enabled { budget_tokens: u32 },
+    Disabled,
 }
 
 #[derive(Serialize)]
@@ -393,11 +437,17 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
         };
         return Err(ProviderError::new(ProviderErrorKind::Decode, message));
     };
-    let text: String = blocks
-        .iter()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .collect();
+    let block_texts = |kind: &'static str, field: &'static str| {
+        blocks
+            .iter()
+            .filter(move |b| b.get("type").and_then(Value::as_str) == Some(kind))
+            .filter_map(move |b| b.get(field).and_then(Value::as_str))
+    };
+    let text: String = block_texts("text", "text").collect();
+    let reasoning = block_texts("thinking", "thinking")
+        .filter(|t| !t.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
     let finish_reason = match reply.stop_reason.as_deref() {
         None | Some("end_turn" | "stop_sequence") => FinishReason::Stop,
         Some("max_tokens" | "model_context_window_exceeded") => FinishReason::Length,
@@ -416,6 +466,7 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
     );
     response.finish_reason = finish_reason;
     response.refusal = refusal;
+    response.reasoning = (!reasoning.is_empty()).then_some(reasoning);
     response.usage = Usage {
         input_tokens: usage
             .input_tokens
@@ -424,6 +475,8 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
             .saturating_add(cache_read),
         output_tokens: usage.output_tokens.unwrap_or(0),
         cached_tokens: cache_read,
+        // Anthropic counts thinking in output_tokens and reports no separate figure.
+        reasoning_tokens: 0,
         calls: 1,
     };
     Ok(response)

@@ -1,17 +1,21 @@
 //! Model providers: the [`Provider`] trait and its implementations.
 //!
-//! [`OpenAiProvider`] speaks Chat Completions (OpenAI and compatible servers), [`AnthropicProvider`]
-//! the Messages API, and [`ScriptedProvider`] answers from a script, offline.
+//! [`OpenAiProvider`] speaks Chat Completions (OpenAI and compatible servers) or OpenAI's Responses
+//! API, [`AnthropicProvider`] the Messages API, [`GeminiProvider`] Gemini's `generateContent`, and
+//! [`ScriptedProvider`] answers from a script, offline.
 
 mod anthropic;
 mod error;
+mod gemini;
 mod openai;
+mod openai_responses;
 mod scripted;
 mod transport;
 
 pub use anthropic::{AnthropicProvider, ANTHROPIC_VERSION};
 pub use error::{ProviderError, ProviderErrorKind};
-pub use openai::{MaxTokensField, OpenAiProvider};
+pub use gemini::GeminiProvider;
+pub use openai::{MaxTokensField, OpenAiApi, OpenAiProvider};
 pub use scripted::{ScriptedProvider, ScriptedReply};
 pub use transport::RetryPolicy;
 
@@ -67,6 +71,10 @@ pub struct AiResponse {
     pub usage: Usage,
     /// The model that answered.
     pub model: String,
+    /// The model's reasoning, when the provider returned it apart from the answer (Anthropic
+    /// `thinking` blocks, Gemini thought parts, OpenAI-compatible `reasoning_content`, Responses
+    /// reasoning summaries). Never part of `text`.
+    pub reasoning: Option<String>,
 }
 
 impl AiResponse {
@@ -86,6 +94,7 @@ impl AiResponse {
                 ..Usage::default()
             },
             model: model.into(),
+            reasoning: None,
         }
     }
 }

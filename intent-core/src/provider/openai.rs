@@ -7,14 +7,47 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::openai_responses;
 use super::transport::{
-    check_base_url, display_url, env_var, join_url, json_body, transport_settings, ApiKey,
-    Prepared, Target, Transport,
+    display_url, env_var, join_url, json_body, transport_settings, ApiKey, EnvEndpoint, Prepared,
+    Target, Transport,
 };
 use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
-use crate::request::{AiRequest, ResponseFormat};
+use crate::request::{AiRequest, ReasoningEffort, ResponseFormat};
 use crate::result::Usage;
+
+/// Which OpenAI API a provider speaks.
+///
+/// Chat Completions (the default) is what every OpenAI-compatible server speaks; the Responses API
+/// (`POST {base}/responses`) is OpenAI's newer one, sent with `store: false` so no reply is kept.
+///
+/// ```
+/// use intent_core::provider::{OpenAiApi, OpenAiProvider};
+///
+/// let provider = OpenAiProvider::new("sk-example").with_api(OpenAiApi::Responses);
+/// assert_eq!(provider.endpoint(), "https://api.openai.com/v1/responses");
+/// assert_eq!(OpenAiProvider::new("sk-example").api(), OpenAiApi::ChatCompletions);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum OpenAiApi {
+    /// `POST {base}/chat/completions` (the default).
+    #[default]
+    ChatCompletions,
+    /// `POST {base}/responses`.
+    Responses,
+}
+
+impl OpenAiApi {
+    /// The endpoint's path under the base URL.
+    fn path(self) -> &'static str {
+        match self {
+            OpenAiApi::ChatCompletions => "chat/completions",
+            OpenAiApi::Responses => "responses",
+        }
+    }
+}
 
 /// Which body field carries the longest reply, in tokens.
 ///
@@ -44,8 +77,14 @@ pub enum MaxTokensField {
 /// endpoint (`https://NAME.openai.azure.com/openai/v1`), Ollama (`http://localhost:11434/v1`),
 /// llama.cpp or vLLM. Text results are sent with no `response_format`, JSON-object results with
 /// `{"type":"json_object"}` and strict schemas with `{"type":"json_schema","json_schema":{"name",
-/// "strict":true,"schema"}}`. Transport faults are retried under the [`RetryPolicy`](super::RetryPolicy).
-/// The key never shows in `Debug`, logs or errors.
+/// "strict":true,"schema"}}`. A request's reasoning effort is sent as `reasoning_effort`; its
+/// thinking budget is not sent (Chat Completions has no such field). The reply's
+/// `usage.completion_tokens_details.reasoning_tokens` is read into
+/// [`Usage::reasoning_tokens`](crate::Usage::reasoning_tokens), and the reasoning that llama.cpp and
+/// DeepSeek (`message.reasoning_content`) or vLLM and Ollama (`message.reasoning`) return beside the
+/// answer into [`AiResponse::reasoning`]. [`with_api`](Self::with_api) switches to the Responses API.
+/// Transport faults are retried under the [`RetryPolicy`](super::RetryPolicy). The key never shows
+/// in `Debug`, logs or errors.
 ///
 /// ```
 /// use intent_core::provider::{OpenAiProvider, Provider};
@@ -65,6 +104,7 @@ pub struct OpenAiProvider {
     key: ApiKey,
     key_header: Option<String>,
     max_tokens_field: MaxTokensField,
+    api: OpenAiApi,
     transport: Transport,
     prepared: Prepared,
 }
@@ -78,6 +118,7 @@ impl fmt::Debug for OpenAiProvider {
             .field("api_key", &self.key)
             .field("key_header", &self.key_header)
             .field("max_tokens_field", &self.max_tokens_field)
+            .field("api", &self.api)
             .field("transport", &self.transport)
             .finish()
     }
@@ -108,6 +149,7 @@ impl OpenAiProvider {
             key: ApiKey::new(api_key),
             key_header: None,
             max_tokens_field: MaxTokensField::default(),
+            api: OpenAiApi::default(),
             transport: Transport::default(),
             prepared: Prepared::default(),
         }
@@ -124,21 +166,14 @@ impl OpenAiProvider {
     /// ```
     pub fn from_env() -> Result<Self, IntentError> {
         let key = env_var("OPENAI_API_KEY");
-        let base_url = env_var("OPENAI_BASE_URL");
-        if key.is_none() && base_url.is_none() {
+        let endpoint = EnvEndpoint::read(env_var, "OPENAI_BASE_URL", "OPENAI_MODEL")?;
+        if key.is_none() && endpoint.base_url.is_none() {
             return Err(IntentError::Config(
                 "OPENAI_API_KEY is not set; set it, or set OPENAI_BASE_URL to a server that needs no key".into(),
             ));
         }
         let mut provider = OpenAiProvider::new(key.unwrap_or_default());
-        if let Some(base_url) = base_url {
-            check_base_url(&base_url)
-                .map_err(|e| IntentError::Config(format!("OPENAI_BASE_URL: {e}")))?;
-            provider.base_url = base_url;
-        }
-        if let Some(model) = env_var("OPENAI_MODEL") {
-            provider.model = model;
-        }
+        endpoint.apply(&mut provider.base_url, &mut provider.model);
         Ok(provider)
     }
 
@@ -188,6 +223,19 @@ impl OpenAiProvider {
         self
     }
 
+    /// The API to speak: Chat Completions (the default) or the Responses API.
+    ///
+    /// ```
+    /// use intent_core::provider::{OpenAiApi, OpenAiProvider};
+    /// let provider = OpenAiProvider::new("k").with_api(OpenAiApi::Responses);
+    /// assert_eq!(provider.api(), OpenAiApi::Responses);
+    /// ```
+    pub fn with_api(mut self, api: OpenAiApi) -> Self {
+        self.prepared = Prepared::default();
+        self.api = api;
+        self
+    }
+
     /// Sends the key in this header, as is, instead of `Authorization: Bearer KEY` (Azure's classic
     /// endpoints read `api-key`). A name that is not a valid header name is refused when sending.
     ///
@@ -213,14 +261,25 @@ impl OpenAiProvider {
         &self.base_url
     }
 
-    /// The endpoint requests go to: `{base}/chat/completions`.
+    /// The endpoint requests go to: `{base}/chat/completions`, or `{base}/responses` for the
+    /// Responses API.
     ///
     /// ```
     /// let provider = intent_core::provider::OpenAiProvider::new("k");
     /// assert_eq!(provider.endpoint(), "https://api.openai.com/v1/chat/completions");
     /// ```
     pub fn endpoint(&self) -> String {
-        join_url(&self.base_url, "chat/completions")
+        join_url(&self.base_url, self.api.path())
+    }
+
+    /// The API the provider speaks.
+    ///
+    /// ```
+    /// use intent_core::provider::{OpenAiApi, OpenAiProvider};
+    /// assert_eq!(OpenAiProvider::new("k").api(), OpenAiApi::ChatCompletions);
+    /// ```
+    pub fn api(&self) -> OpenAiApi {
+        self.api
     }
 
     /// The model asked when a request names none.
@@ -317,6 +376,7 @@ impl OpenAiProvider {
             max_completion_tokens,
             max_tokens,
             temperature: request.temperature,
+            reasoning_effort: request.reasoning_effort,
             response_format,
         };
         json_body(&body, request.system.len() + request.user.len(), &self.name)
@@ -324,11 +384,14 @@ impl OpenAiProvider {
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
         let model = request.model.as_deref().unwrap_or(&self.model);
-        let body = self.body(request, model)?;
+        let body = match self.api {
+            OpenAiApi::ChatCompletions => self.body(request, model)?,
+            OpenAiApi::Responses => openai_responses::body(request, model, &self.name)?,
+        };
         let target = Target {
             provider: &self.name,
             base_url: &self.base_url,
-            path: "chat/completions",
+            path: self.api.path(),
             key: &self.key,
         };
         self.transport
@@ -337,7 +400,10 @@ impl OpenAiProvider {
                 target,
                 || self.headers(),
                 body,
-                |reply| parse_reply(reply, model, &self.key),
+                |reply| match self.api {
+                    OpenAiApi::ChatCompletions => parse_reply(reply, model, &self.key),
+                    OpenAiApi::Responses => openai_responses::parse_reply(reply, model, &self.key),
+                },
             )
             .await
     }
@@ -370,6 +436,8 @@ struct ChatBody<'a> {
     max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<ReasoningEffort>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_format: Option<WireFormat<'a>>,
 }
@@ -420,6 +488,12 @@ struct ChoiceMessage {
     content: Option<Value>,
     #[serde(default, deserialize_with = "super::lenient")]
     refusal: Option<String>,
+    /// llama.cpp (`--reasoning-format deepseek`) and DeepSeek.
+    #[serde(default, deserialize_with = "super::lenient")]
+    reasoning_content: Option<String>,
+    /// vLLM (`--reasoning-parser`) and Ollama.
+    #[serde(default, deserialize_with = "super::lenient")]
+    reasoning: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -430,12 +504,34 @@ struct ChatUsage {
     completion_tokens: Option<u64>,
     #[serde(default, deserialize_with = "super::lenient")]
     prompt_tokens_details: Option<TokenDetails>,
+    #[serde(default, deserialize_with = "super::lenient")]
+    completion_tokens_details: Option<TokenDetails>,
 }
 
+/// The details of OpenAI's token counts (`*_tokens_details`).
 #[derive(Deserialize)]
-struct TokenDetails {
+pub(super) struct TokenDetails {
     #[serde(default, deserialize_with = "super::lenient")]
     cached_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient")]
+    reasoning_tokens: Option<u64>,
+}
+
+/// Our usage from OpenAI's counts, which Chat Completions and the Responses API report under
+/// different names but with the same details.
+pub(super) fn usage(
+    input: Option<u64>,
+    output: Option<u64>,
+    input_details: Option<TokenDetails>,
+    output_details: Option<TokenDetails>,
+) -> Usage {
+    Usage {
+        input_tokens: input.unwrap_or(0),
+        output_tokens: output.unwrap_or(0),
+        cached_tokens: input_details.and_then(|d| d.cached_tokens).unwrap_or(0),
+        reasoning_tokens: output_details.and_then(|d| d.reasoning_tokens).unwrap_or(0),
+        calls: 1,
+    }
 }
 
 /// Reads a Chat Completions reply.
@@ -460,9 +556,13 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
         };
         return Err(ProviderError::new(ProviderErrorKind::Decode, message));
     };
-    let (text, refusal) = match choice.message {
-        Some(message) => (content_text(message.content), message.refusal),
-        None => (String::new(), None),
+    let (text, refusal, reasoning) = match choice.message {
+        Some(message) => (
+            content_text(message.content),
+            message.refusal,
+            message.reasoning_content.or(message.reasoning),
+        ),
+        None => (String::new(), None, None),
     };
     let refusal = refusal.filter(|r| !r.trim().is_empty());
     let finish_reason = if refusal.is_some() {
@@ -485,15 +585,13 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
     );
     response.finish_reason = finish_reason;
     response.refusal = refusal;
-    response.usage = Usage {
-        input_tokens: usage.prompt_tokens.unwrap_or(0),
-        output_tokens: usage.completion_tokens.unwrap_or(0),
-        cached_tokens: usage
-            .prompt_tokens_details
-            .and_then(|d| d.cached_tokens)
-            .unwrap_or(0),
-        calls: 1,
-    };
+    response.reasoning = reasoning.filter(|r| !r.trim().is_empty());
+    response.usage = self::usage(
+        usage.prompt_tokens,
+        usage.completion_tokens,
+        usage.prompt_tokens_details,
+        usage.completion_tokens_details,
+    );
     Ok(response)
 }
 

@@ -17,6 +17,7 @@ fn reply(text: &str, input: u64, output: u64) -> AiResponse {
         input_tokens: input,
         output_tokens: output,
         cached_tokens: 0,
+        reasoning_tokens: 0,
         calls: 1,
     };
     response
@@ -118,6 +119,7 @@ async fn usage_is_summed_over_three_attempts_and_a_judge_call() {
             input_tokens: 420,
             output_tokens: 35,
             cached_tokens: 0,
+            reasoning_tokens: 0,
             calls: 4
         }
     );

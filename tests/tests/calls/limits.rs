@@ -15,6 +15,7 @@ fn costly(text: &str, tokens: u64) -> ScriptedReply {
         input_tokens: tokens,
         output_tokens: 0,
         cached_tokens: 0,
+        reasoning_tokens: 0,
         calls: 1,
     };
     response.into()

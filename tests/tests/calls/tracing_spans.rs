@@ -38,6 +38,7 @@ async fn spans_carry_the_call_and_attempt_facts_but_no_prompt_text() {
         input_tokens: 40,
         output_tokens: 3,
         cached_tokens: 0,
+        reasoning_tokens: 0,
         calls: 1,
     };
     let client = IntentClient::new(ScriptedProvider::new([

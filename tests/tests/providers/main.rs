@@ -2,7 +2,11 @@
 
 mod anthropic;
 mod fallback;
+mod gemini;
 mod odd_replies;
 mod openai;
+mod reasoning;
+mod responses;
 mod secrets;
+mod support;
 mod transport;

@@ -8,7 +8,7 @@ mod settings;
 
 pub use retry::RetryPolicy;
 pub(crate) use secret::ApiKey;
-pub(crate) use settings::{check_base_url, env_var, transport_settings};
+pub(crate) use settings::{check_base_url, env_var, transport_settings, EnvEndpoint};
 
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
@@ -280,7 +280,8 @@ fn status_fault(status: StatusCode, headers: &HeaderMap, body: &[u8], post: &Pos
     if parsed.quota_exhausted && matches!(code, 429 | 402 | 403) {
         kind = ProviderErrorKind::QuotaExhausted;
     }
-    let server_delay = retry::server_delay(headers);
+    // A header's delay wins; a Google error gives its delay in the body instead.
+    let server_delay = retry::server_delay(headers).or(parsed.retry_delay);
     let retryable = match retry::should_retry_header(headers) {
         Some(verdict) => verdict && kind != ProviderErrorKind::QuotaExhausted,
         None => kind.is_retryable(),
@@ -433,19 +434,33 @@ impl Transport {
             })?;
             Ok((url, headers()?))
         })?;
-        let reply = self
-            .post(Post {
+        self.send_json_at(
+            Post {
                 provider: target.provider,
                 url,
                 headers: fixed_headers.clone(),
                 body,
                 key: target.key,
-            })
-            .await?;
+            },
+            parse,
+        )
+        .await
+    }
+
+    /// Posts to an endpoint the provider built itself (one that changes per request, like
+    /// Gemini's `models/{model}:generateContent`) and reads the reply with `parse`. No error
+    /// carries the key.
+    pub(crate) async fn send_json_at<R>(
+        &self,
+        post: Post<'_>,
+        parse: impl FnOnce(&[u8]) -> Result<R, ProviderError>,
+    ) -> Result<R, ProviderError> {
+        let (provider, key) = (post.provider, post.key);
+        let reply = self.post(post).await?;
         parse(&reply).map_err(|mut e| {
             // A reply echoing the key must not carry it into an error.
-            e.message = target.key.redact(std::mem::take(&mut e.message));
-            e.with_provider(target.provider)
+            e.message = key.redact(std::mem::take(&mut e.message));
+            e.with_provider(provider)
         })
     }
 }

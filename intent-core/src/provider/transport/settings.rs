@@ -100,6 +100,44 @@ macro_rules! transport_settings {
 
 pub(crate) use transport_settings;
 
+/// The base URL and model a provider reads from its environment variables, the base URL checked.
+pub(crate) struct EnvEndpoint {
+    /// The base URL variable's value, when set.
+    pub(crate) base_url: Option<String>,
+    /// The model variable's value, when set.
+    pub(crate) model: Option<String>,
+}
+
+impl EnvEndpoint {
+    /// Reads `base_var` and `model_var` with `var`; a base URL that is not http(s) is an error
+    /// naming its variable.
+    pub(crate) fn read(
+        var: impl Fn(&str) -> Option<String>,
+        base_var: &str,
+        model_var: &str,
+    ) -> Result<EnvEndpoint, crate::IntentError> {
+        let base_url = var(base_var);
+        if let Some(base_url) = &base_url {
+            check_base_url(base_url)
+                .map_err(|e| crate::IntentError::Config(format!("{base_var}: {e}")))?;
+        }
+        Ok(EnvEndpoint {
+            base_url,
+            model: var(model_var),
+        })
+    }
+
+    /// Sets what was read over a provider's defaults.
+    pub(crate) fn apply(self, base_url: &mut String, model: &mut String) {
+        if let Some(value) = self.base_url {
+            *base_url = value;
+        }
+        if let Some(value) = self.model {
+            *model = value;
+        }
+    }
+}
+
 /// An environment variable's value, `None` when unset or blank.
 pub(crate) fn env_var(name: &str) -> Option<String> {
     std::env::var(name)
