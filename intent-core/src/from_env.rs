@@ -47,7 +47,9 @@ const ENV_PROVIDERS: &[EnvProvider] = &[
 
 /// The providers configured by the variables `lookup` finds, in order; or the error naming every
 /// variable that would configure one.
-fn configured(lookup: impl Fn(&str) -> Option<String>) -> Result<Vec<&'static EnvProvider>, IntentError> {
+fn configured(
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<Vec<&'static EnvProvider>, IntentError> {
     let set = |name: &str| lookup(name).is_some_and(|value| !value.trim().is_empty());
     let found: Vec<&EnvProvider> = ENV_PROVIDERS
         .iter()
@@ -159,7 +161,10 @@ mod tests {
 
     #[test]
     fn every_provider_names_its_variables_once() {
-        let mut all: Vec<&str> = ENV_PROVIDERS.iter().flat_map(|p| p.variables.iter().copied()).collect();
+        let mut all: Vec<&str> = ENV_PROVIDERS
+            .iter()
+            .flat_map(|p| p.variables.iter().copied())
+            .collect();
         let count = all.len();
         all.sort_unstable();
         all.dedup();

@@ -6,7 +6,7 @@
 //! | key | the test passes when |
 //! |---|---|
 //! | `expected` | the answer equals this value (numbers by value: `5` equals `5.0`) |
-//! | `checks` | per member path (the rules' syntax: `category`, `lines[].sku`, `$`), each of `equals` (a value), `contains` (a substring of a text, or an element of a list) and `matches` (a regular expression, found anywhere; anchor it with `^…$`) holds for every value the path reaches |
+//! | `checks` | per member path (the rules' syntax: `category`, `lines[].sku`, `$`), each of `equals` (a value), `contains` (a substring of a text, or an element of a list) and `matches` (a regular expression, found anywhere; anchor it with `^…$`) holds for every value the path reaches; a member that is absent fails its check (unless it `equals: null`), and a check on every element (`[]`) holds for an empty list |
 //! | `fails: true` | the call ends without a value because the answers were refused (not because a provider failed) |
 //!
 //! ```yaml
@@ -205,11 +205,18 @@ impl MemberCheck {
     fn evaluate(&self, root: &Value) -> Vec<String> {
         let selected = self.path.select(root);
         if selected.is_empty() {
+            // A check on every element (or every value) holds when there is none; a check on one
+            // member fails when the member is absent, unless it asks for null.
+            let every = self
+                .path
+                .steps()
+                .iter()
+                .any(|s| matches!(s, Step::Items | Step::Values));
             let wants_null = self
                 .conditions
                 .iter()
                 .all(|c| matches!(c, Condition::Equals(Value::Null)));
-            return if wants_null {
+            return if every || wants_null {
                 Vec::new()
             } else {
                 vec![format!("`{}`: the answer has no value there", self.path())]
@@ -252,17 +259,31 @@ impl Condition {
         match self {
             Condition::Equals(expected) => (!same(expected, value))
                 .then(|| format!("expected {}, got {}", shown(expected), shown(value))),
-            Condition::Contains(needle) => match (value, needle) {
-                (Value::String(text), Value::String(part)) => (!text.contains(part.as_str()))
-                    .then(|| format!("expected a text that contains {}, got {}", shown(needle), shown(value))),
-                (Value::Array(items), _) => (!items.iter().any(|item| same(needle, item)))
-                    .then(|| format!("expected a list that contains {}, got {}", shown(needle), shown(value))),
-                _ => Some(format!(
-                    "expected a text or a list that contains {}, got {}",
-                    shown(needle),
-                    shown(value)
-                )),
-            },
+            Condition::Contains(needle) => {
+                match (value, needle) {
+                    (Value::String(text), Value::String(part)) => (!text.contains(part.as_str()))
+                        .then(|| {
+                            format!(
+                                "expected a text that contains {}, got {}",
+                                shown(needle),
+                                shown(value)
+                            )
+                        }),
+                    (Value::Array(items), _) => (!items.iter().any(|item| same(needle, item)))
+                        .then(|| {
+                            format!(
+                                "expected a list that contains {}, got {}",
+                                shown(needle),
+                                shown(value)
+                            )
+                        }),
+                    _ => Some(format!(
+                        "expected a text or a list that contains {}, got {}",
+                        shown(needle),
+                        shown(value)
+                    )),
+                }
+            }
             Condition::Matches(pattern) => match value {
                 Value::String(text) if pattern.is_match(text) => None,
                 Value::String(_) => Some(format!(
@@ -283,11 +304,13 @@ impl Condition {
 /// JSON equality with numbers compared by value (`5` equals `5.0`).
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-            (Some(x), Some(y), _, _) => x == y,
-            (_, _, Some(x), Some(y)) => x == y,
-            _ => x.as_f64() == y.as_f64(),
-        },
+        (Value::Number(x), Value::Number(y)) => {
+            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                (Some(x), Some(y), _, _) => x == y,
+                (_, _, Some(x), Some(y)) => x == y,
+                _ => x.as_f64() == y.as_f64(),
+            }
+        }
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
         }
@@ -315,7 +338,11 @@ fn differences(expected: &Value, actual: &Value, at: &mut String, out: &mut Vec<
                 at.push_str(&key.replace('~', "~0").replace('/', "~1"));
                 match a.get(key) {
                     Some(got) => differences(value, got, at, out),
-                    None => out.push(format!("{}expected {}, got nothing", place(at), shown(value))),
+                    None => out.push(format!(
+                        "{}expected {}, got nothing",
+                        place(at),
+                        shown(value)
+                    )),
                 }
                 at.truncate(len);
             }
@@ -373,12 +400,23 @@ pub(crate) fn compile(
     let mut tests: Vec<IntentTest> = Vec::with_capacity(raw.len());
     for (index, test) in raw.into_iter().enumerate() {
         let name = match test.name.as_deref().map(str::trim) {
-            Some("") => return Err((index, format!("test {}: `name` is empty; give the test a name or leave `name` out", index + 1))),
+            Some("") => {
+                return Err((
+                    index,
+                    format!(
+                        "test {}: `name` is empty; give the test a name or leave `name` out",
+                        index + 1
+                    ),
+                ))
+            }
             Some(name) => name.to_owned(),
             None => format!("test {}", index + 1),
         };
         if tests.iter().any(|t| t.name == name) {
-            return Err((index, format!("test `{name}`: the name is used by another test of this intent")));
+            return Err((
+                index,
+                format!("test `{name}`: the name is used by another test of this intent"),
+            ));
         }
         let fail = |message: String| (index, format!("test `{name}`: {message}"));
         let expectation = match (test.expected, test.checks, test.fails) {
@@ -402,7 +440,9 @@ pub(crate) fn compile(
             }
         };
         if test.input.is_null() {
-            return Err(fail("`input` is null; write the input the intent is run on".to_owned()));
+            return Err(fail(
+                "`input` is null; write the input the intent is run on".to_owned(),
+            ));
         }
         tests.push(IntentTest {
             name,
@@ -454,9 +494,15 @@ fn joined(issues: &[ResultIssue]) -> String {
     lines.join("; ")
 }
 
-fn compile_checks(raw: IndexMap<String, RawCheck>, shape: &Shape) -> Result<Vec<MemberCheck>, String> {
+fn compile_checks(
+    raw: IndexMap<String, RawCheck>,
+    shape: &Shape,
+) -> Result<Vec<MemberCheck>, String> {
     if raw.is_empty() {
-        return Err("`checks` is empty; name at least one member and what it must equal, contain or match".to_owned());
+        return Err(
+            "`checks` is empty; name at least one member and what it must equal, contain or match"
+                .to_owned(),
+        );
     }
     let mut checks = Vec::with_capacity(raw.len());
     for (at, check) in raw {
@@ -526,7 +572,9 @@ impl Condition {
     fn targets(&self) -> &'static [Option<RuleTarget>] {
         match self {
             Condition::Equals(_) => &[None],
-            Condition::Contains(Value::String(_)) => &[Some(RuleTarget::Text), Some(RuleTarget::Items)],
+            Condition::Contains(Value::String(_)) => {
+                &[Some(RuleTarget::Text), Some(RuleTarget::Items)]
+            }
             Condition::Contains(_) => &[Some(RuleTarget::Items)],
             Condition::Matches(_) => &[Some(RuleTarget::Text)],
         }
@@ -545,7 +593,7 @@ fn as_rule(check: &MemberCheck, target: Option<RuleTarget>) -> MemberRule {
 /// Checks a check's path and kinds against a JSON Schema, and that the values it compares with
 /// fit the member's type and enum where the schema says them plainly.
 fn check_on_schema(schema: &Value, check: &MemberCheck) -> Result<(), String> {
-    resolve::check_on_schema(schema, &as_rule(check, None)).map_err(as_check_message)?;
+    resolve::check_on_schema(schema, &as_rule(check, None)).map_err(reason)?;
     for condition in &check.conditions {
         fits_kinds(condition, |rule| {
             resolve::check_on_schema(schema, &as_rule(check, rule))
@@ -554,12 +602,16 @@ fn check_on_schema(schema: &Value, check: &MemberCheck) -> Result<(), String> {
             continue;
         };
         match condition {
-            Condition::Equals(value) => fits_node(schema, node, value)
-                .map_err(|why| format!("`equals` {} does not fit the member: {why}", shown(value)))?,
+            Condition::Equals(value) => fits_node(schema, node, value).map_err(|why| {
+                format!("`equals` {} does not fit the member: {why}", shown(value))
+            })?,
             Condition::Contains(value) if !value.is_string() || node_is(node, "array") => {
                 if let Some(items) = node.get("items").map(|i| follow(schema, i)) {
                     fits_node(schema, items, value).map_err(|why| {
-                        format!("`contains` {} does not fit the list's elements: {why}", shown(value))
+                        format!(
+                            "`contains` {} does not fit the list's elements: {why}",
+                            shown(value)
+                        )
                     })?;
                 }
             }
@@ -585,13 +637,15 @@ pub(crate) fn check_on_type<T: crate::intent::Intent>(
                 for check in checks {
                     let at = |m: String| fail(format!("check `{}`: {m}", check.path()));
                     resolve::check_on_type(graph, root, &as_rule(check, None))
-                        .map_err(|m| fail(as_check_message(m)))?;
+                        .map_err(|m| at(reason(m)))?;
                     for condition in &check.conditions {
                         fits_kinds(condition, |rule| {
                             resolve::check_on_type(graph, root, &as_rule(check, rule))
                         })
                         .map_err(at)?;
-                        if let (Condition::Equals(value), true) = (condition, check.path.steps().is_empty()) {
+                        if let (Condition::Equals(value), true) =
+                            (condition, check.path.steps().is_empty())
+                        {
                             read_as::<T>(value, label).map_err(at)?;
                         }
                     }
@@ -608,8 +662,15 @@ fn read_as<T: crate::intent::Intent>(value: &Value, label: &str) -> Result<(), S
         .map(drop)
         .map_err(|e| {
             let at = e.path().to_string();
-            let at = if at == "." { String::new() } else { format!(" at `{at}`") };
-            format!("the expected answer does not read as `{label}`{at}: {}", e.inner())
+            let at = if at == "." {
+                String::new()
+            } else {
+                format!(" at `{at}`")
+            };
+            format!(
+                "the expected answer does not read as `{label}`{at}: {}",
+                e.inner()
+            )
         })
 }
 
@@ -632,17 +693,18 @@ fn fits_kinds(
         Some(e) => Err(format!(
             "`{}` does not apply here: {}",
             condition.key(),
-            as_check_message(e)
-                .split_once(": ")
-                .map_or(String::new(), |(_, why)| why.to_owned())
+            reason(e)
         )),
     }
 }
 
-/// A path finding of the rules' checker, worded for a check: `check `x`: …`.
-fn as_check_message(message: String) -> String {
-    match message.strip_prefix("rule ") {
-        Some(rest) => format!("check {rest}"),
+/// A path finding of the rules' checker without its `rule `x`: ` start (the check names itself).
+fn reason(message: String) -> String {
+    match message
+        .strip_prefix("rule `")
+        .and_then(|rest| rest.split_once("`: "))
+    {
+        Some((_, why)) => why.to_owned(),
         None => message,
     }
 }
@@ -651,7 +713,10 @@ fn as_check_message(message: String) -> String {
 fn member_schema<'s>(root: &'s Value, steps: &[Step]) -> Option<&'s Value> {
     let mut node = follow(root, root);
     for step in steps {
-        if ["anyOf", "oneOf", "allOf"].iter().any(|k| node.get(k).is_some()) {
+        if ["anyOf", "oneOf", "allOf"]
+            .iter()
+            .any(|k| node.get(k).is_some())
+        {
             return None;
         }
         let next = match step {
@@ -661,7 +726,10 @@ fn member_schema<'s>(root: &'s Value, steps: &[Step]) -> Option<&'s Value> {
         };
         node = follow(root, next);
     }
-    (!["anyOf", "oneOf", "allOf"].iter().any(|k| node.get(k).is_some())).then_some(node)
+    (!["anyOf", "oneOf", "allOf"]
+        .iter()
+        .any(|k| node.get(k).is_some()))
+    .then_some(node)
 }
 
 /// A node with its local `$ref`s followed (a few levels at most).
@@ -699,7 +767,9 @@ fn fits_node(root: &Value, node: &Value, value: &Value) -> Result<(), String> {
         };
         let fits = |t: &str| match t {
             "string" => value.is_string(),
-            "integer" => value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0),
+            "integer" => {
+                value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+            }
             "number" => value.is_number(),
             "boolean" => value.is_boolean(),
             "array" => value.is_array(),

@@ -199,7 +199,11 @@ pub(crate) fn describe_miss(
         .filter(|(_, e)| e.provider == provider)
         .collect();
     if own.is_empty() {
-        let mut names: Vec<&str> = book.entries.iter().map(|(_, e)| e.provider.as_str()).collect();
+        let mut names: Vec<&str> = book
+            .entries
+            .iter()
+            .map(|(_, e)| e.provider.as_str())
+            .collect();
         names.dedup();
         return if names.is_empty() {
             format!("the cassette {path} has no recording; {fix}")
@@ -252,7 +256,12 @@ mod tests {
         let names: Vec<&str> = parts.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             &names[..4],
-            ["intent", "input", "output requirements", "options: system prompt (system instructions)"]
+            [
+                "intent",
+                "input",
+                "output requirements",
+                "options: system prompt (system instructions)"
+            ]
         );
         assert_eq!(parts[1].1, "(string) a, b");
         assert!(parts.contains(&("options: model".to_owned(), "m".to_owned())));
@@ -264,8 +273,14 @@ mod tests {
         let old = "Dear support team, the customer ordered 40 units of A-1192 on Monday.\nThanks";
         let new = "Dear support team, the customer ordered 41 units of A-1192 on Monday.\nThanks";
         let at = common_prefix(old, new);
-        assert_eq!(excerpt(old, at), r#""…t team, the customer ordered 40 units of A-1192 on Monday.\nThanks""#);
+        assert_eq!(
+            excerpt(old, at),
+            r#""…t team, the customer ordered 40 units of A-1192 on Monday.\nThanks""#
+        );
         assert_eq!(distance(old, new), 1);
-        assert_eq!(excerpt("héllo wörld", common_prefix("héllo wörld", "héllo world")), "\"héllo wörld\"");
+        assert_eq!(
+            excerpt("héllo wörld", common_prefix("héllo wörld", "héllo world")),
+            "\"héllo wörld\""
+        );
     }
 }

@@ -88,7 +88,11 @@ pub(crate) struct RecordedError {
 /// The key a request sent to `provider` has: the cache's own, so a cassette and a cache agree on
 /// which requests are the same.
 pub(crate) fn key_of(provider: &str, default_model: Option<&str>, request: &AiRequest) -> CacheKey {
-    let model = request.model.as_deref().or(default_model).unwrap_or_default();
+    let model = request
+        .model
+        .as_deref()
+        .or(default_model)
+        .unwrap_or_default();
     CacheKey::for_request(provider, model, request)
 }
 
@@ -260,6 +264,9 @@ mod tests {
         assert_eq!(kind_of("teapot"), None);
         let error = ProviderError::http(401, "bad key").with_provider("openai");
         let back = RecordedError::of(&error).to_error("openai");
-        assert_eq!((back.kind, back.status), (ProviderErrorKind::Auth, Some(401)));
+        assert_eq!(
+            (back.kind, back.status),
+            (ProviderErrorKind::Auth, Some(401))
+        );
     }
 }

@@ -236,8 +236,8 @@ where
         }
         CassetteMode::RecordMissing => {
             let real = real()?;
-            let replay = ReplayProvider::open_or_empty(path)?
-                .as_provider(real.name(), real.default_model());
+            let replay =
+                ReplayProvider::open_or_empty(path)?.as_provider(real.name(), real.default_model());
             Inner::RecordMissing(replay, RecordingProvider::new(real, path)?)
         }
     };
@@ -246,7 +246,8 @@ where
 
 /// Empties the cassette `path` the first time this process records it.
 fn start_anew(path: &Path) -> Result<(), IntentError> {
-    static STARTED: LazyLock<Mutex<HashSet<PathBuf>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
+    static STARTED: LazyLock<Mutex<HashSet<PathBuf>>> =
+        LazyLock::new(|| Mutex::new(HashSet::new()));
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut started = STARTED
         .lock()

@@ -66,7 +66,10 @@ impl RecordingProvider {
     /// assert_eq!(intent_core::Provider::name(&recorder), "scripted");
     /// # Ok::<(), intent_core::IntentError>(())
     /// ```
-    pub fn new(inner: impl Provider + 'static, path: impl AsRef<Path>) -> Result<Self, IntentError> {
+    pub fn new(
+        inner: impl Provider + 'static,
+        path: impl AsRef<Path>,
+    ) -> Result<Self, IntentError> {
         Ok(RecordingProvider {
             inner: Box::new(inner),
             writer: CassetteWriter::open(path.as_ref())?,

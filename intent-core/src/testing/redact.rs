@@ -155,7 +155,11 @@ impl Redactor {
 }
 
 /// Replaces every match of `regex` in `text` whose last group is not already redacted.
-fn replace(text: &mut String, regex: &Regex, with: impl Fn(&regex::Captures<'_>) -> String) -> usize {
+fn replace(
+    text: &mut String,
+    regex: &Regex,
+    with: impl Fn(&regex::Captures<'_>) -> String,
+) -> usize {
     let mut count = 0;
     let replaced = regex.replace_all(text, |caps: &regex::Captures<'_>| {
         let last = caps.iter().flatten().last().map_or("", |m| m.as_str());
@@ -202,7 +206,10 @@ mod tests {
             redacted(r#"{"api_key":"q8f7d6s5a4"}"#).0,
             r#"{"api_key":"[redacted]"}"#
         );
-        assert_eq!(redacted("x-goog-api-key=AbCdEf123456").0, "x-goog-api-key=[redacted]");
+        assert_eq!(
+            redacted("x-goog-api-key=AbCdEf123456").0,
+            "x-goog-api-key=[redacted]"
+        );
         assert_eq!(redacted("password: swordfish!").0, "password: [redacted]");
         assert_eq!(redacted("AKIAABCDEFGHIJKLMNOP").0, "[redacted]");
     }
@@ -241,10 +248,21 @@ mod tests {
 
     #[test]
     fn secret_names_are_recognised() {
-        for name in ["OPENAI_API_KEY", "GITHUB_TOKEN", "client-secret", "DB_PASSWORD", "Authorization"] {
+        for name in [
+            "OPENAI_API_KEY",
+            "GITHUB_TOKEN",
+            "client-secret",
+            "DB_PASSWORD",
+            "Authorization",
+        ] {
             assert!(is_secret_name(name), "{name}");
         }
-        for name in ["OPENAI_BASE_URL", "OPENAI_MODEL", "HOME", "max_output_tokens"] {
+        for name in [
+            "OPENAI_BASE_URL",
+            "OPENAI_MODEL",
+            "HOME",
+            "max_output_tokens",
+        ] {
             assert!(!is_secret_name(name), "{name}");
         }
     }

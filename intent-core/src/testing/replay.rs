@@ -264,7 +264,9 @@ impl Provider for ReplayProvider {
         &'a self,
         request: &'a AiRequest,
     ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
-        let answer = self.lookup(request).unwrap_or_else(|| Err(self.miss(request)));
+        let answer = self
+            .lookup(request)
+            .unwrap_or_else(|| Err(self.miss(request)));
         Box::pin(async move { answer })
     }
 }
@@ -280,13 +282,20 @@ impl Book {
                 continue;
             }
             let fail = |message: String| {
-                IntentError::Config(format!("the cassette {}:{number}: {message}", path.display()))
+                IntentError::Config(format!(
+                    "the cassette {}:{number}: {message}",
+                    path.display()
+                ))
             };
             let entry: Entry = serde_json::from_str(line)
                 .map_err(|e| fail(format!("the line is not a recording: {e}")))?;
             match (&entry.reply, &entry.error) {
-                (None, None) => return Err(fail("the recording has neither `reply` nor `error`".into())),
-                (Some(_), Some(_)) => return Err(fail("the recording has both `reply` and `error`".into())),
+                (None, None) => {
+                    return Err(fail("the recording has neither `reply` nor `error`".into()))
+                }
+                (Some(_), Some(_)) => {
+                    return Err(fail("the recording has both `reply` and `error`".into()))
+                }
                 (None, Some(error)) if kind_of(&error.kind).is_none() => {
                     return Err(fail(format!(
                         "the error kind `{}` is unknown; it is one of: {KIND_NAMES}",
