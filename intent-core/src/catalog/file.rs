@@ -36,6 +36,19 @@ impl Format {
     }
 }
 
+/// True when `path` names an intent file by its extension (`.json`, `.yaml` or `.yml`, in any
+/// case): the files [`Catalog::load`](super::Catalog::load) reads from a folder.
+///
+/// ```
+/// use intent_core::catalog::is_intent_file;
+///
+/// assert!(is_intent_file("intents/orders.YAML".as_ref()));
+/// assert!(!is_intent_file("intents/README.md".as_ref()));
+/// ```
+pub fn is_intent_file(path: &Path) -> bool {
+    Format::of(path).is_some()
+}
+
 /// A whole intent file.
 #[derive(Debug, Deserialize)]
 #[serde(

@@ -69,7 +69,7 @@ mod test_case;
 
 pub use error::CatalogError;
 #[cfg(feature = "catalog")]
-pub use file::{MAX_FILE_BYTES, MAX_YAML_NESTING};
+pub use file::{is_intent_file, MAX_FILE_BYTES, MAX_YAML_NESTING};
 #[cfg(feature = "catalog")]
 pub use intent::{CatalogIntent, IntentShape};
 #[cfg(feature = "catalog")]

@@ -88,7 +88,14 @@ fn client(provider: impl Provider + 'static) -> IntentClient {
 fn attempt_summary(a: &AttemptRecord) -> String {
     format!(
         "#{} {:?} issues={:?} provider={} model={} usage={:?} cache={} finish={:?}",
-        a.number, a.raw_output, a.issues, a.provider, a.model, a.usage, a.from_cache, a.finish_reason
+        a.number,
+        a.raw_output,
+        a.issues,
+        a.provider,
+        a.model,
+        a.usage,
+        a.from_cache,
+        a.finish_reason
     )
 }
 
@@ -137,9 +144,17 @@ async fn a_recorded_multi_attempt_call_replays_the_same_result_offline() {
     assert_eq!(entries[0]["key"].as_str().unwrap().len(), 64);
     assert_eq!(entries[1]["reply"]["usage"]["cached_tokens"], 64);
 
-    let replayed = PurchaseRequest::ai(&client(ReplayProvider::open(&cassette).unwrap()), EMAIL, EXTRACT).await;
+    let replayed = PurchaseRequest::ai(
+        &client(ReplayProvider::open(&cassette).unwrap()),
+        EMAIL,
+        EXTRACT,
+    )
+    .await;
     assert_eq!(result_summary(&replayed), result_summary(&recorded));
-    assert_eq!(format!("{:?}", replayed.value()), format!("{:?}", recorded.value()));
+    assert_eq!(
+        format!("{:?}", replayed.value()),
+        format!("{:?}", recorded.value())
+    );
 }
 
 #[tokio::test]
@@ -149,9 +164,18 @@ async fn a_recorded_map_each_replays_the_same_result_offline() {
     let inputs = ["ab", "abc", "abcd", "a"];
     let live = server(vec![
         // The first chunk's first answer drops index 1; its retry answers both.
-        ("Previous attempt", json!({"value": [{"index": 0, "value": 2}, {"index": 1, "value": 3}]})),
-        (r#"{"index":2,"input":"abcd"}"#, json!({"value": [{"index": 2, "value": 4}, {"index": 3, "value": 1}]})),
-        (r#"{"index":0,"input":"ab"}"#, json!({"value": [{"index": 0, "value": 2}]})),
+        (
+            "Previous attempt",
+            json!({"value": [{"index": 0, "value": 2}, {"index": 1, "value": 3}]}),
+        ),
+        (
+            r#"{"index":2,"input":"abcd"}"#,
+            json!({"value": [{"index": 2, "value": 4}, {"index": 3, "value": 1}]}),
+        ),
+        (
+            r#"{"index":0,"input":"ab"}"#,
+            json!({"value": [{"index": 0, "value": 2}]}),
+        ),
     ])
     .await;
     let run = |client: IntentClient| async move {
@@ -161,7 +185,10 @@ async fn a_recorded_map_each_replays_the_same_result_offline() {
             .concurrency(2)
             .await
     };
-    let recorded = run(client(RecordingProvider::new(openai(&live), &cassette).unwrap())).await;
+    let recorded = run(client(
+        RecordingProvider::new(openai(&live), &cassette).unwrap(),
+    ))
+    .await;
     assert_eq!(recorded.values(), &[Some(2), Some(3), Some(4), Some(1)]);
     assert_eq!(recorded.attempts().count(), 3);
     drop(live);
@@ -174,7 +201,10 @@ async fn a_recorded_map_each_replays_the_same_result_offline() {
             .iter()
             .map(|c| {
                 let attempts: Vec<String> = c.attempts.iter().map(attempt_summary).collect();
-                format!("{} {:?} {:?} {:?} {attempts:?}", c.number, c.positions, c.issues, c.usage)
+                format!(
+                    "{} {:?} {:?} {:?} {attempts:?}",
+                    c.number, c.positions, c.issues, c.usage
+                )
             })
             .collect()
     };
@@ -187,36 +217,76 @@ async fn a_request_with_no_recording_names_the_nearest_recording_and_what_differ
     let dir = tempfile::tempdir().unwrap();
     let cassette = dir.path().join("count.jsonl");
     let model = ScriptedProvider::new([r#"{"value": 3}"#]);
-    let recorded = u32::ai(&client(RecordingProvider::new(model, &cassette).unwrap()), "a, b, c", "Count the letters.")
-        .options(AiRequestOptions { temperature: Some(0.0), ..AiRequestOptions::default() })
-        .await;
+    let recorded = u32::ai(
+        &client(RecordingProvider::new(model, &cassette).unwrap()),
+        "a, b, c",
+        "Count the letters.",
+    )
+    .options(AiRequestOptions {
+        temperature: Some(0.0),
+        ..AiRequestOptions::default()
+    })
+    .await;
     assert!(recorded.is_success());
     let replay = client(ReplayProvider::open(&cassette).unwrap());
-    let zero = || AiRequestOptions { temperature: Some(0.0), ..AiRequestOptions::default() };
+    let zero = || AiRequestOptions {
+        temperature: Some(0.0),
+        ..AiRequestOptions::default()
+    };
 
-    let other_input = u32::ai(&replay, "a, b, c, d", "Count the letters.").options(zero()).await;
+    let other_input = u32::ai(&replay, "a, b, c, d", "Count the letters.")
+        .options(zero())
+        .await;
     let message = &other_input.issues()[0].message;
     assert_eq!(other_input.issues()[0].kind, IssueKind::Provider);
-    assert!(message.contains("has no recording for this request to `scripted`"), "{message}");
-    assert!(message.contains("the nearest recording (line 1) differs in input:"), "{message}");
-    assert!(message.contains(r#"- input: recorded "(string) a, b, c", now "(string) a, b, c, d""#), "{message}");
-    assert!(message.contains("INTENT_CASSETTE_MODE=record-missing"), "{message}");
+    assert!(
+        message.contains("has no recording for this request to `scripted`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("the nearest recording (line 1) differs in input:"),
+        "{message}"
+    );
+    assert!(
+        message.contains(r#"- input: recorded "(string) a, b, c", now "(string) a, b, c, d""#),
+        "{message}"
+    );
+    assert!(
+        message.contains("INTENT_CASSETTE_MODE=record-missing"),
+        "{message}"
+    );
 
-    let other_intent = u32::ai(&replay, "a, b, c", "Count the vowels.").options(zero()).await;
+    let other_intent = u32::ai(&replay, "a, b, c", "Count the vowels.")
+        .options(zero())
+        .await;
     let message = &other_intent.issues()[0].message;
     assert!(message.contains("differs in intent:"), "{message}");
-    assert!(message.contains(r#"recorded "Count the letters.", now "Count the vowels.""#), "{message}");
+    assert!(
+        message.contains(r#"recorded "Count the letters.", now "Count the vowels.""#),
+        "{message}"
+    );
 
     let warmer = u32::ai(&replay, "a, b, c", "Count the letters.").await;
     let message = &warmer.issues()[0].message;
-    assert!(message.contains("differs in options: temperature:"), "{message}");
+    assert!(
+        message.contains("differs in options: temperature:"),
+        "{message}"
+    );
     assert!(message.contains(r#"recorded "0", now "none""#), "{message}");
 
-    let other_shape = String::ai(&replay, "a, b, c", "Count the letters.").options(zero()).await;
+    let other_shape = String::ai(&replay, "a, b, c", "Count the letters.")
+        .options(zero())
+        .await;
     let message = &other_shape.issues()[0].message;
     assert!(message.contains("schema"), "{message}");
-    assert!(message.contains("differs in output requirements, schema:"), "{message}");
-    assert!(message.contains(r#"now "text intent_output none""#), "{message}");
+    assert!(
+        message.contains("differs in output requirements, schema:"),
+        "{message}"
+    );
+    assert!(
+        message.contains(r#"now "text intent_output none""#),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -229,7 +299,9 @@ async fn no_secret_reaches_a_cassette() {
         json!(format!("Sure. Your header is Authorization: Bearer {KEY} and the vault says {vault}; {{\"api_key\": \"q1w2e3r4t5y6\"}}")),
     )])
     .await;
-    let recorder = RecordingProvider::new(openai(&live), &cassette).unwrap().with_secret(vault);
+    let recorder = RecordingProvider::new(openai(&live), &cassette)
+        .unwrap()
+        .with_secret(vault);
     let input = format!("Here is my config: OPENAI_API_KEY={KEY}\nx-api-key: {vault}\n{{\"password\": \"hunter2hunter2\"}}");
     let result = String::ai(&client(recorder), &input, "Repeat the headers.").await;
     assert!(result.is_success());
@@ -246,9 +318,17 @@ async fn no_secret_reaches_a_cassette() {
     assert!(entry["redacted"].as_u64().unwrap() >= 6, "{entry}");
     // The redacted request still replays: the key was computed before redaction.
     drop(live);
-    let replayed = String::ai(&client(ReplayProvider::open(&cassette).unwrap()), &input, "Repeat the headers.").await;
+    let replayed = String::ai(
+        &client(ReplayProvider::open(&cassette).unwrap()),
+        &input,
+        "Repeat the headers.",
+    )
+    .await;
     assert!(replayed.is_success(), "{:?}", replayed.issues());
-    assert!(replayed.value().unwrap().contains("Authorization: Bearer [redacted]"));
+    assert!(replayed
+        .value()
+        .unwrap()
+        .contains("Authorization: Bearer [redacted]"));
 }
 
 /// Text shaped like a key or token that is not redacted.
@@ -257,7 +337,10 @@ fn find_secret_shapes(text: &str) -> Vec<String> {
         r#"sk-[A-Za-z0-9_\-]{16,}|AIza[0-9A-Za-z_\-]{30,}|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}|(?i:"(?:api_?key|authorization|x-api-key|password)"\s*:\s*"[^"\[]{4,}")"#,
     )
     .unwrap();
-    shapes.find_iter(text).map(|m| m.as_str().to_owned()).collect()
+    shapes
+        .find_iter(text)
+        .map(|m| m.as_str().to_owned())
+        .collect()
 }
 
 #[test]
@@ -272,7 +355,12 @@ fn no_committed_cassette_holds_a_secret() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "jsonl") {
                 let text = std::fs::read_to_string(&path).unwrap();
-                assert_eq!(find_secret_shapes(&text), Vec::<String>::new(), "{}", path.display());
+                assert_eq!(
+                    find_secret_shapes(&text),
+                    Vec::<String>::new(),
+                    "{}",
+                    path.display()
+                );
                 scanned += 1;
             }
         }
@@ -286,7 +374,10 @@ async fn provider_failures_replay_and_a_fallback_replays_the_same_way() {
     let cassette = dir.path().join("fallback.jsonl");
     let denied = MockServer::start().await;
     Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(401).set_body_json(json!({"error": {"message": "Incorrect API key provided"}})))
+        .respond_with(
+            ResponseTemplate::new(401)
+                .set_body_json(json!({"error": {"message": "Incorrect API key provided"}})),
+        )
         .mount(&denied)
         .await;
     let backup = ScriptedProvider::new([r#"{"value": 7}"#]).with_name("backup");
@@ -308,7 +399,11 @@ async fn provider_failures_replay_and_a_fallback_replays_the_same_way() {
     assert_eq!(names, ["openai", "backup"]);
     let mut builder = IntentClient::builder();
     for (i, replay) in replays.into_iter().enumerate() {
-        builder = if i == 0 { builder.provider(replay) } else { builder.fallback(replay) };
+        builder = if i == 0 {
+            builder.provider(replay)
+        } else {
+            builder.fallback(replay)
+        };
     }
     let replayed = u8::ai(&builder.build().unwrap(), "seven", "Write the number.").await;
     assert_eq!(result_summary(&replayed), result_summary(&recorded));
@@ -318,13 +413,19 @@ async fn provider_failures_replay_and_a_fallback_replays_the_same_way() {
         .complete(&recorded_request(&cassette, 0))
         .await
         .unwrap_err();
-    assert_eq!((error.kind, error.status), (ProviderErrorKind::Auth, Some(401)));
+    assert_eq!(
+        (error.kind, error.status),
+        (ProviderErrorKind::Auth, Some(401))
+    );
 }
 
 /// The request of the cassette's `index`-th line, rebuilt.
 fn recorded_request(cassette: &Path, index: usize) -> AiRequest {
     let entry = &lines(cassette)[index]["request"];
-    let mut request = AiRequest::new(entry["system"].as_str().unwrap(), entry["user"].as_str().unwrap());
+    let mut request = AiRequest::new(
+        entry["system"].as_str().unwrap(),
+        entry["user"].as_str().unwrap(),
+    );
     request.format = match entry["format"].as_str().unwrap() {
         "json_schema" => ResponseFormat::JsonSchema,
         "json_object" => ResponseFormat::JsonObject,
@@ -343,36 +444,98 @@ async fn the_cassette_modes_record_replay_and_fill_in_what_is_missing() {
         move || Ok(ScriptedProvider::new(replies))
     };
     let missing = ReplayProvider::open(&cassette).unwrap_err().to_string();
-    assert!(missing.contains("does not exist; record it once against a real model with INTENT_CASSETTE_MODE=record"), "{missing}");
+    assert!(
+        missing.contains(
+            "does not exist; record it once against a real model with INTENT_CASSETTE_MODE=record"
+        ),
+        "{missing}"
+    );
 
-    let record = testing::cassette_with_mode(CassetteMode::Record, &cassette, scripted(&[r#"{"value": 1}"#])).unwrap();
-    assert_eq!(u8::ai(&client(record), "one", "Write the number.").await.value(), Some(&1));
+    let record = testing::cassette_with_mode(
+        CassetteMode::Record,
+        &cassette,
+        scripted(&[r#"{"value": 1}"#]),
+    )
+    .unwrap();
+    assert_eq!(
+        u8::ai(&client(record), "one", "Write the number.")
+            .await
+            .value(),
+        Some(&1)
+    );
     assert_eq!(lines(&cassette).len(), 1);
 
     // Record-missing answers what is recorded from the cassette and asks the model the rest.
     let model = ScriptedProvider::new([r#"{"value": 2}"#]);
     let real = model.clone();
-    let fill = testing::cassette_with_mode(CassetteMode::RecordMissing, &cassette, move || Ok(real)).unwrap();
+    let fill =
+        testing::cassette_with_mode(CassetteMode::RecordMissing, &cassette, move || Ok(real))
+            .unwrap();
     let fill = client(fill);
-    assert_eq!(u8::ai(&fill, "one", "Write the number.").await.value(), Some(&1));
-    assert_eq!(u8::ai(&fill, "two", "Write the number.").await.value(), Some(&2));
-    assert_eq!(model.requests().len(), 1, "only the missing request reached the model");
+    assert_eq!(
+        u8::ai(&fill, "one", "Write the number.").await.value(),
+        Some(&1)
+    );
+    assert_eq!(
+        u8::ai(&fill, "two", "Write the number.").await.value(),
+        Some(&2)
+    );
+    assert_eq!(
+        model.requests().len(),
+        1,
+        "only the missing request reached the model"
+    );
     assert_eq!(lines(&cassette).len(), 2);
 
-    let replay = client(testing::cassette_with_mode(CassetteMode::Replay, &cassette, || -> Result<ScriptedProvider, IntentError> {
-        panic!("a replay never builds the real provider")
-    }).unwrap());
-    assert_eq!(u8::ai(&replay, "two", "Write the number.").await.value(), Some(&2));
+    let replay = client(
+        testing::cassette_with_mode(
+            CassetteMode::Replay,
+            &cassette,
+            || -> Result<ScriptedProvider, IntentError> {
+                panic!("a replay never builds the real provider")
+            },
+        )
+        .unwrap(),
+    );
+    assert_eq!(
+        u8::ai(&replay, "two", "Write the number.").await.value(),
+        Some(&2)
+    );
 
     // Record starts the cassette anew (once per process and file): one line, not three.
-    let again = testing::cassette_with_mode(CassetteMode::Record, &cassette, scripted(&[r#"{"value": 3}"#])).unwrap();
-    assert_eq!(u8::ai(&client(again), "three", "Write the number.").await.value(), Some(&3));
-    assert_eq!(lines(&cassette).len(), 3, "a second recorder in the same process adds to the file");
+    let again = testing::cassette_with_mode(
+        CassetteMode::Record,
+        &cassette,
+        scripted(&[r#"{"value": 3}"#]),
+    )
+    .unwrap();
+    assert_eq!(
+        u8::ai(&client(again), "three", "Write the number.")
+            .await
+            .value(),
+        Some(&3)
+    );
+    assert_eq!(
+        lines(&cassette).len(),
+        3,
+        "a second recorder in the same process adds to the file"
+    );
     let fresh = dir.path().join("fresh.jsonl");
     std::fs::write(&fresh, "{\"stale\": true}\n").unwrap();
-    let anew = testing::cassette_with_mode(CassetteMode::Record, &fresh, scripted(&[r#"{"value": 4}"#])).unwrap();
-    assert_eq!(u8::ai(&client(anew), "four", "Write the number.").await.value(), Some(&4));
-    assert_eq!(lines(&fresh).len(), 1, "the first recorder of a file in a process empties it");
+    let anew =
+        testing::cassette_with_mode(CassetteMode::Record, &fresh, scripted(&[r#"{"value": 4}"#]))
+            .unwrap();
+    assert_eq!(
+        u8::ai(&client(anew), "four", "Write the number.")
+            .await
+            .value(),
+        Some(&4)
+    );
+    assert_eq!(
+        lines(&fresh).len(),
+        1,
+        "the first recorder of a file in a process empties it"
+    );
 }
 
 #[test]
@@ -381,8 +544,14 @@ fn a_broken_cassette_line_is_named() {
     let cassette = dir.path().join("broken.jsonl");
     std::fs::write(&cassette, "\n{\"key\": \"k\"}\n").unwrap();
     let error = ReplayProvider::open(&cassette).unwrap_err().to_string();
-    assert!(error.contains("broken.jsonl:2: the line is not a recording: missing field"), "{error}");
-    assert!(testing::CassetteMode::parse("rewind").unwrap_err().to_string().contains("must be one of: replay, record, record-missing"));
+    assert!(
+        error.contains("broken.jsonl:2: the line is not a recording: missing field"),
+        "{error}"
+    );
+    assert!(testing::CassetteMode::parse("rewind")
+        .unwrap_err()
+        .to_string()
+        .contains("must be one of: replay, record, record-missing"));
 }
 
 /// The committed recording of the real local model (Qwen2.5-Coder-0.5B behind llama.cpp), made
@@ -394,7 +563,9 @@ fn real_model_cassette() -> PathBuf {
 /// The local model when recording; never called on a replay.
 fn local_model() -> Result<OpenAiProvider, IntentError> {
     let base = std::env::var("INTENT_LLM_BASE_URL").map_err(|_| {
-        IntentError::Config("recording needs INTENT_LLM_BASE_URL (scripts/local-llm/start.sh)".into())
+        IntentError::Config(
+            "recording needs INTENT_LLM_BASE_URL (scripts/local-llm/start.sh)".into(),
+        )
     })?;
     Ok(OpenAiProvider::new("")
         .with_base_url(base)
@@ -420,15 +591,30 @@ async fn a_recording_of_the_real_model_replays_offline() {
         )
         .options(options.clone())
         .await;
-    assert_eq!(contact.value(), Some(&json!({"name": "Dana", "city": "Paris"})), "{:?}", contact.issues());
+    assert_eq!(
+        contact.value(),
+        Some(&json!({"name": "Dana", "city": "Paris"})),
+        "{:?}",
+        contact.issues()
+    );
     let attempt = &contact.attempts()[0];
     assert_eq!(attempt.provider, "local");
-    assert!(attempt.usage.input_tokens > 50 && attempt.usage.output_tokens > 0, "{:?}", attempt.usage);
+    assert!(
+        attempt.usage.input_tokens > 50 && attempt.usage.output_tokens > 0,
+        "{:?}",
+        attempt.usage
+    );
 
     // A rule the model's first answer breaks: retried with the finding, replayed attempt for attempt.
     let fruits = u32::ai(&client, "3 apples and 4 pears", "Count the fruits.")
-        .options(AiRequestOptions { max_output_tokens: Some(16), ..options })
-        .require(|n| *n >= 100, "The answer must be the number of fruits multiplied by 100.")
+        .options(AiRequestOptions {
+            max_output_tokens: Some(16),
+            ..options
+        })
+        .require(
+            |n| *n >= 100,
+            "The answer must be the number of fruits multiplied by 100.",
+        )
         .await;
     assert!(fruits.attempts().len() >= 2, "{:?}", fruits.attempts());
     assert_eq!(fruits.attempts()[0].issues[0].kind, IssueKind::Check);
