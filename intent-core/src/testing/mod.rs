@@ -237,7 +237,7 @@ where
         CassetteMode::RecordMissing => {
             let real = real()?;
             let replay =
-                ReplayProvider::open_or_empty(path)?.as_provider(real.name(), real.default_model());
+                ReplayProvider::open_or_empty(path)?.answering_as(real.name(), real.default_model());
             Inner::RecordMissing(replay, RecordingProvider::new(real, path)?)
         }
     };

@@ -164,7 +164,7 @@ impl ReplayProvider {
     }
 
     /// Answers as `name` with `default_model`: the provider being recorded, in record-missing mode.
-    pub(crate) fn as_provider(mut self, name: &str, default_model: Option<&str>) -> Self {
+    pub(crate) fn answering_as(mut self, name: &str, default_model: Option<&str>) -> Self {
         name.clone_into(&mut self.name);
         self.default_model = default_model.map(str::to_owned);
         self
