@@ -236,8 +236,8 @@ where
         }
         CassetteMode::RecordMissing => {
             let real = real()?;
-            let replay =
-                ReplayProvider::open_or_empty(path)?.answering_as(real.name(), real.default_model());
+            let replay = ReplayProvider::open_or_empty(path)?
+                .answering_as(real.name(), real.default_model());
             Inner::RecordMissing(replay, RecordingProvider::new(real, path)?)
         }
     };
