@@ -37,6 +37,7 @@ mod attempt;
 mod call;
 mod client;
 mod error;
+mod from_env;
 mod impls;
 mod intent;
 mod judge;
@@ -54,6 +55,7 @@ pub mod provider;
 pub mod read;
 pub mod schema;
 pub mod shape;
+pub mod testing;
 
 pub use call::AiCall;
 #[cfg(feature = "catalog")]

@@ -314,3 +314,43 @@ async fn a_failed_require_is_retried_with_the_finding_and_then_fixed_or_reported
         assert_eq!(attempts.len(), 3);
     }
 }
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn a_recorded_real_call_replays_offline_the_same() {
+    use intent_core::testing::{RecordingProvider, ReplayProvider};
+
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = dir.path().join("real.jsonl");
+    let provider = OpenAiProvider::new("")
+        .with_base_url(base_url())
+        .with_model(served_model())
+        .with_name("local")
+        .with_timeout(Duration::from_secs(180));
+    let recorder = RecordingProvider::new(provider, &cassette).unwrap();
+    let ask = |client: IntentClient| async move {
+        u32::ai(&client, "3 apples and 4 pears", "Count the fruits.")
+            .options(options(16))
+            .require(
+                |n| *n >= 100,
+                "The answer must be the number of fruits multiplied by 100.",
+            )
+            .await
+    };
+    let recorded = ask(IntentClient::new(recorder)).await;
+    assert_recorded(&recorded);
+    let replayed = ask(IntentClient::new(ReplayProvider::open(&cassette).unwrap())).await;
+    let summary = |r: &AiResult<u32>| -> Vec<String> {
+        r.attempts()
+            .iter()
+            .map(|a| {
+                format!(
+                    "{:?} {:?} {} {:?}",
+                    a.raw_output, a.issues, a.model, a.usage
+                )
+            })
+            .collect()
+    };
+    assert_eq!(summary(&replayed), summary(&recorded));
+    assert_eq!(replayed.value(), recorded.value());
+}

@@ -36,6 +36,19 @@ impl Format {
     }
 }
 
+/// True when `path` names an intent file by its extension (`.json`, `.yaml` or `.yml`, in any
+/// case): the files [`Catalog::load`](super::Catalog::load) reads from a folder.
+///
+/// ```
+/// use intent_core::catalog::is_intent_file;
+///
+/// assert!(is_intent_file("intents/orders.YAML".as_ref()));
+/// assert!(!is_intent_file("intents/README.md".as_ref()));
+/// ```
+pub fn is_intent_file(path: &Path) -> bool {
+    Format::of(path).is_some()
+}
+
 /// A whole intent file.
 #[derive(Debug, Deserialize)]
 #[serde(
@@ -51,7 +64,7 @@ pub(crate) struct RawFile {
 #[serde(
     deny_unknown_fields,
     rename_all = "camelCase",
-    expecting = "an intent: a mapping with `name`, `intent`, `shape` and optional `rules`, `examples`, `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `model` and `provider`"
+    expecting = "an intent: a mapping with `name`, `intent`, `shape` and optional `rules`, `examples`, `tests`, `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `model` and `provider`"
 )]
 pub(crate) struct RawIntent {
     pub(crate) name: String,
@@ -61,6 +74,8 @@ pub(crate) struct RawIntent {
     pub(crate) rules: IndexMap<String, RawRules>,
     #[serde(default)]
     pub(crate) examples: Vec<RawExample>,
+    #[serde(default)]
+    pub(crate) tests: Vec<RawTest>,
     pub(crate) expected_output_description: Option<String>,
     pub(crate) system_instructions: Option<String>,
     pub(crate) max_output_tokens: Option<u32>,
@@ -77,6 +92,43 @@ pub(crate) struct RawIntent {
 pub(crate) struct RawExample {
     pub(crate) input: Value,
     pub(crate) output: Value,
+}
+
+/// One test as written: an input and what the answer must be.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a test: a mapping with `input`, one of `expected`, `checks` or `fails: true`, and an optional `name`"
+)]
+pub(crate) struct RawTest {
+    pub(crate) name: Option<String>,
+    pub(crate) input: Value,
+    /// The whole value the answer must equal (`null` included, so it is read as present).
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) expected: Option<Value>,
+    /// Checks on members of the answer, by rule path.
+    pub(crate) checks: Option<IndexMap<String, RawCheck>>,
+    /// True when the call must end without a value.
+    pub(crate) fails: Option<bool>,
+}
+
+/// The checks on one member of a test's answer.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "the checks on one member: a mapping with any of `equals`, `contains` and `matches`"
+)]
+pub(crate) struct RawCheck {
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) equals: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) contains: Option<Value>,
+    pub(crate) matches: Option<String>,
+}
+
+/// Reads a member that is present as `Some`, even when it is `null`.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 /// A parsed file, with its text kept for locating intents.
@@ -301,10 +353,13 @@ fn strip_location(message: &str) -> String {
     }
 }
 
-/// The 1-based line where the intent `name` is declared, found by its `name` key.
+/// The 1-based line where the intent `name` is declared, found by its `name` key at the
+/// indentation of the intents' own names (a test's `name` is nested deeper).
 pub(crate) fn line_of_intent(text: &str, name: &str) -> Option<usize> {
+    let level = intent_indent(text);
     text.lines()
-        .position(|line| declares_name(line, name))
+        .position(|line| indent(line) == level && declares_name(line, name))
+        .or_else(|| text.lines().position(|line| declares_name(line, name)))
         .map(|i| i + 1)
 }
 
@@ -318,10 +373,7 @@ pub(crate) fn nth_line_in_intent(
 ) -> Option<usize> {
     let start = line_of_intent(text, name)?;
     let mut seen = 0;
-    for (i, line) in text.lines().enumerate().skip(start - 1) {
-        if i + 1 > start && line_declares_any_name(line) {
-            break;
-        }
+    for (i, line) in intent_lines(text, start) {
         if line.contains(needle) {
             if seen == nth {
                 return Some(i + 1);
@@ -330,6 +382,65 @@ pub(crate) fn nth_line_in_intent(
         }
     }
     Some(start)
+}
+
+/// The 1-based line of the intent's `index`-th (0-based) test: its `input` key after the
+/// intent's `tests` key; the intent's own line when it cannot be found.
+pub(crate) fn line_of_test(text: &str, name: &str, index: usize) -> Option<usize> {
+    let start = line_of_intent(text, name)?;
+    // A key as YAML writes it at the start of a line (`tests:`, `- input:`), or as JSON anywhere.
+    let key_at = |line: &str, key: &str| -> Option<usize> {
+        let bare = line.trim_start().trim_start_matches(['-', ' ']);
+        if bare.starts_with(&format!("{key}:")) {
+            return Some(line.len() - bare.len());
+        }
+        line.find(&format!("\"{key}\""))
+    };
+    let mut in_tests = false;
+    let mut seen = 0;
+    for (i, line) in intent_lines(text, start) {
+        let mut rest = line;
+        if !in_tests {
+            let Some(at) = key_at(line, "tests") else {
+                continue;
+            };
+            in_tests = true;
+            rest = &line[at + "tests".len()..];
+        }
+        while let Some(at) = key_at(rest, "input") {
+            if seen == index {
+                return Some(i + 1);
+            }
+            seen += 1;
+            rest = &rest[at + "input".len()..];
+        }
+    }
+    Some(start)
+}
+
+/// The lines of the intent declared at 1-based line `start` (0-based index and text), up to the
+/// next intent's declaration.
+fn intent_lines(text: &str, start: usize) -> impl Iterator<Item = (usize, &str)> {
+    let level = text.lines().nth(start - 1).map_or(0, indent);
+    text.lines()
+        .enumerate()
+        .skip(start - 1)
+        .take_while(move |(i, line)| {
+            *i + 1 == start || !(indent(line) <= level && line_declares_any_name(line))
+        })
+}
+
+/// The indentation of the intents' names: the least of every line that declares a name.
+fn intent_indent(text: &str) -> usize {
+    text.lines()
+        .filter(|line| line_declares_any_name(line))
+        .map(indent)
+        .min()
+        .unwrap_or(0)
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
 }
 
 fn name_value(line: &str) -> Option<&str> {
@@ -379,6 +490,19 @@ mod tests {
         let json = "{\"intents\": [\n  {\"name\": \"a\",\n   \"intent\": \"x\"},\n  {\"name\": \"b\", \"intent\": \"y\"}\n]}";
         assert_eq!(line_of_intent(json, "a"), Some(2));
         assert_eq!(line_of_intent(json, "b"), Some(4));
+    }
+
+    #[test]
+    fn a_tests_names_do_not_end_its_intent() {
+        let yaml = "intents:\n  - name: a\n    tests:\n      - name: b\n        input: x\n      - input: y\n    rules:\n      qty: {}\n  - name: b\n    intent: y\n";
+        assert_eq!(line_of_intent(yaml, "b"), Some(9));
+        assert_eq!(nth_line_in_intent(yaml, "a", "qty", 0), Some(8));
+        assert_eq!(line_of_test(yaml, "a", 0), Some(5));
+        assert_eq!(line_of_test(yaml, "a", 1), Some(6));
+        assert_eq!(line_of_test(yaml, "a", 2), Some(2));
+        let json = "{\"intents\": [\n  {\"name\": \"a\", \"tests\": [\n    {\"input\": \"x\",\n     \"fails\": true},\n    {\"input\": \"y\"}]}\n]}";
+        assert_eq!(line_of_test(json, "a", 0), Some(3));
+        assert_eq!(line_of_test(json, "a", 1), Some(5));
     }
 
     #[test]

@@ -11,13 +11,14 @@ use super::file::{self, RawExample, RawIntent};
 use super::resolve;
 use super::rules::MemberRule;
 use super::schema::SchemaShape;
+use super::test_case::{self, IntentTest};
 use crate::intent::Intent;
 use crate::options::{AiRequestOptions, IntentExample};
 use crate::result::ResultIssue;
 use crate::schema::ENVELOPE_PROPERTY;
 
 /// The label of `String`: an intent with this shape is answered in plain text.
-const TEXT_SHAPE: &str = "string";
+pub(crate) const TEXT_SHAPE: &str = "string";
 
 /// What an intent's answer is: a Rust type, by its name, or a JSON Schema.
 ///
@@ -70,6 +71,8 @@ pub struct CatalogIntent {
     pub(crate) options: AiRequestOptions,
     /// The examples' outputs as reply values (inside the envelope), for checking against a type.
     example_values: Vec<Value>,
+    /// The file's tests of this intent, run by `intent test`.
+    tests: Vec<IntentTest>,
     pub(crate) file: PathBuf,
     pub(crate) line: Option<usize>,
     /// The verdict of each Rust type this intent was run or checked with, by type name.
@@ -109,6 +112,20 @@ impl CatalogIntent {
     /// The line of the intent's `name`, when it could be found.
     pub fn line(&self) -> Option<usize> {
         self.line
+    }
+
+    /// The intent's tests, as its file writes them under `tests` (see
+    /// [`IntentTest`](super::IntentTest)).
+    ///
+    /// ```
+    /// use intent_core::catalog::Catalog;
+    ///
+    /// let catalog = Catalog::parse("c.yaml", "intents:\n  - name: count\n    intent: Count.\n    shape: uint\n    tests:\n      - input: a, b\n        expected: 2\n")?;
+    /// assert_eq!(catalog.get("count").unwrap().tests()[0].line(), Some(6));
+    /// # Ok::<(), intent_core::IntentError>(())
+    /// ```
+    pub fn tests(&self) -> &[IntentTest] {
+        &self.tests
     }
 
     /// The issues of every file rule that `value` (a reply's value) breaks.
@@ -175,6 +192,8 @@ impl CatalogIntent {
                 )));
             }
         }
+        test_case::check_on_type::<T>(&self.tests, graph, info.root(), &label)
+            .map_err(|(line, m)| self.error(m).with_line(line.or(self.line)))?;
         Ok(())
     }
 }
@@ -284,6 +303,15 @@ pub(crate) fn compile(
         example_values.push(value);
     }
 
+    let mut tests = test_case::compile(raw.tests, &shape, &rules).map_err(|(i, m)| {
+        CatalogError::new(path, m)
+            .with_intent(&name)
+            .with_line(file::line_of_test(text, &name, i))
+    })?;
+    for (i, test) in tests.iter_mut().enumerate() {
+        test.line = file::line_of_test(text, &name, i);
+    }
+
     let mut rule_lines = Vec::new();
     let mut output_schema = None;
     if let Shape::Schema(schema) = &shape {
@@ -309,6 +337,7 @@ pub(crate) fn compile(
         rules,
         options,
         example_values,
+        tests,
         file: path.to_path_buf(),
         line,
         verified: Mutex::new(HashMap::new()),

@@ -10,6 +10,7 @@
 //! | `rules` | per member path, any of `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`, `uniqueItems`, `enum` |
 //! | `examples` | `input` and `output`, the output written exactly as the model should answer (`{"value": ...}`, or plain text for a `string` shape); a string is taken as it is, any other value as compact JSON |
 //! | `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `model`, `provider` | the request options of the same names |
+//! | `tests` | inputs and what the answer must be: `expected`, `checks` or `fails: true` (see [`IntentTest`]), run by the `intent test` command |
 //!
 //! A rule's path names members by their wire names, separated by dots; `[]` means every element
 //! of a list and `*` every value of a map: `lines[].quantity`, `[].sku`, `prices.*`; `$` is the
@@ -63,12 +64,16 @@ mod resolve;
 mod rules;
 #[cfg(feature = "catalog")]
 mod schema;
+#[cfg(feature = "catalog")]
+mod test_case;
 
 pub use error::CatalogError;
 #[cfg(feature = "catalog")]
-pub use file::{MAX_FILE_BYTES, MAX_YAML_NESTING};
+pub use file::{is_intent_file, MAX_FILE_BYTES, MAX_YAML_NESTING};
 #[cfg(feature = "catalog")]
 pub use intent::{CatalogIntent, IntentShape};
+#[cfg(feature = "catalog")]
+pub use test_case::{Expectation, IntentTest, MemberCheck};
 
 #[cfg(feature = "catalog")]
 mod registry;

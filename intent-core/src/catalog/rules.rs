@@ -200,7 +200,7 @@ pub(crate) fn violations(rules: &Rules, value: &Value) -> Vec<String> {
 pub(crate) use crate::shape::number;
 
 /// The reason of a regex error, without the pattern and caret lines it is shown with.
-fn regex_reason(text: &str) -> String {
+pub(crate) fn regex_reason(text: &str) -> String {
     let last = text.lines().map(str::trim).rfind(|l| !l.is_empty());
     let reason = last.unwrap_or(text);
     reason.strip_prefix("error: ").unwrap_or(reason).to_owned()

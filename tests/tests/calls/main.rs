@@ -5,4 +5,5 @@ mod input_before_any_call;
 mod input_serialization;
 mod judge;
 mod limits;
+mod replay;
 mod tracing_spans;

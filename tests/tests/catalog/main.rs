@@ -2,4 +2,5 @@
 
 mod broken;
 mod hostile;
+mod intent_tests;
 mod run;
