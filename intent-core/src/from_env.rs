@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::client::IntentClient;
 use crate::error::IntentError;
-use crate::provider::{AnthropicProvider, OpenAiProvider, Provider};
+use crate::provider::{AnthropicProvider, GeminiProvider, OpenAiProvider, Provider};
 
 /// A provider that can be configured by environment variables.
 struct EnvProvider {
@@ -37,12 +37,11 @@ const ENV_PROVIDERS: &[EnvProvider] = &[
         variables: &["ANTHROPIC_API_KEY"],
         build: || AnthropicProvider::from_env().map(shared),
     },
-    // Gemini joins here, once `GeminiProvider::from_env()` exists:
-    // EnvProvider {
-    //     name: "gemini",
-    //     variables: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-    //     build: || GeminiProvider::from_env().map(shared),
-    // },
+    EnvProvider {
+        name: "gemini",
+        variables: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+        build: || GeminiProvider::from_env().map(shared),
+    },
 ];
 
 /// The providers configured by the variables `lookup` finds, in order; or the error naming every
@@ -71,7 +70,7 @@ fn configured(
 impl IntentClient {
     /// A client of the providers configured in the environment: OpenAI (`OPENAI_API_KEY`, or
     /// `OPENAI_BASE_URL` for a compatible server that needs no key), then Anthropic
-    /// (`ANTHROPIC_API_KEY`); the first configured is the primary, the others are fallbacks in
+    /// (`ANTHROPIC_API_KEY`), then Gemini (`GEMINI_API_KEY` or `GOOGLE_API_KEY`); the first configured is the primary, the others are fallbacks in
     /// that order. Each reads its own other variables (`OPENAI_MODEL`, `ANTHROPIC_BASE_URL`, …).
     ///
     /// # Errors
@@ -148,6 +147,10 @@ mod tests {
             names(&[("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")]),
             Ok(vec!["openai"])
         );
+        assert_eq!(
+            names(&[("GOOGLE_API_KEY", "g"), ("ANTHROPIC_API_KEY", "a")]),
+            Ok(vec!["anthropic", "gemini"])
+        );
     }
 
     #[test]
@@ -155,7 +158,7 @@ mod tests {
         let error = names(&[("OPENAI_API_KEY", "  "), ("OPENAI_MODEL", "gpt-4o")]).unwrap_err();
         assert_eq!(
             error,
-            "configuration: no provider is configured in the environment; set OPENAI_API_KEY or OPENAI_BASE_URL (openai), or ANTHROPIC_API_KEY (anthropic)"
+            "configuration: no provider is configured in the environment; set OPENAI_API_KEY or OPENAI_BASE_URL (openai), or ANTHROPIC_API_KEY (anthropic), or GEMINI_API_KEY or GOOGLE_API_KEY (gemini)"
         );
     }
 
