@@ -6,6 +6,8 @@ mod check;
 mod expand;
 mod rules;
 mod serde_attr;
+#[cfg(test)]
+mod tests;
 mod types;
 
 use proc_macro::TokenStream;
