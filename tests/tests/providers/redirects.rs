@@ -53,14 +53,30 @@ async fn elsewhere() -> MockServer {
     server
 }
 
+/// Has `server` answer POSTs to `endpoint` with `template`.
+async fn answer(server: &MockServer, endpoint: &str, template: ResponseTemplate) {
+    Mock::given(method("POST"))
+        .and(path(endpoint))
+        .respond_with(template)
+        .mount(server)
+        .await;
+}
+
 /// A server redirecting `endpoint` with `status` to `location`.
 async fn redirecting(endpoint: &str, status: u16, location: &str) -> MockServer {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(endpoint))
-        .respond_with(ResponseTemplate::new(status).insert_header("location", location))
-        .mount(&server)
-        .await;
+    let redirect = ResponseTemplate::new(status).insert_header("location", location);
+    answer(&server, endpoint, redirect).await;
+    server
+}
+
+/// A server that redirects `from` with `status` to `to` (a path on itself) and answers `to` with
+/// `reply`.
+async fn moving(from: &str, status: u16, to: &str, reply: serde_json::Value) -> MockServer {
+    let server = MockServer::start().await;
+    let redirect = ResponseTemplate::new(status).insert_header("location", to);
+    answer(&server, from, redirect).await;
+    answer(&server, to, ResponseTemplate::new(200).set_body_json(reply)).await;
     server
 }
 
@@ -113,19 +129,21 @@ async fn a_redirect_to_another_host_on_the_same_port_is_another_origin() {
     let first = MockServer::start().await;
     let port = first.address().port();
     // `localhost` is another host than `127.0.0.1`, even on the same port.
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(ResponseTemplate::new(307).insert_header(
+    answer(
+        &first,
+        "/v1/chat/completions",
+        ResponseTemplate::new(307).insert_header(
             "location",
             format!("http://localhost:{port}/v1/final/chat/completions"),
-        ))
-        .mount(&first)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/v1/final/chat/completions"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(chat_reply()))
-        .mount(&first)
-        .await;
+        ),
+    )
+    .await;
+    answer(
+        &first,
+        "/v1/final/chat/completions",
+        ResponseTemplate::new(200).set_body_json(chat_reply()),
+    )
+    .await;
     let error = openai(&first.uri()).complete(&request()).await.unwrap_err();
     assert!(error.to_string().contains("(host localhost)"), "{error}");
     assert_eq!(requests(&first).await.len(), 1);
@@ -172,19 +190,13 @@ async fn anthropic_and_a_custom_key_header_are_never_sent_across_origins() {
 #[tokio::test]
 async fn a_same_origin_307_or_308_is_followed_with_its_body_and_key() {
     for status in [307, 308] {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .and(path("/v1/chat/completions"))
-            .respond_with(
-                ResponseTemplate::new(status).insert_header("location", "/v2/chat/completions"),
-            )
-            .mount(&server)
-            .await;
-        Mock::given(method("POST"))
-            .and(path("/v2/chat/completions"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(chat_reply()))
-            .mount(&server)
-            .await;
+        let server = moving(
+            "/v1/chat/completions",
+            status,
+            "/v2/chat/completions",
+            chat_reply(),
+        )
+        .await;
         let reply = openai(&server.uri()).complete(&request()).await.unwrap();
         assert_eq!(reply.text, "ok");
         let sent = requests(&server).await;
@@ -201,17 +213,7 @@ async fn a_same_origin_307_or_308_is_followed_with_its_body_and_key() {
         );
 
         // Anthropic too: `x-api-key` goes along within the origin.
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .and(path("/v1/messages"))
-            .respond_with(ResponseTemplate::new(status).insert_header("location", "/v9/messages"))
-            .mount(&server)
-            .await;
-        Mock::given(method("POST"))
-            .and(path("/v9/messages"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(messages_reply()))
-            .mount(&server)
-            .await;
+        let server = moving("/v1/messages", status, "/v9/messages", messages_reply()).await;
         let anthropic = AnthropicProvider::new(KEY)
             .with_base_url(server.uri())
             .with_retry_policy(no_retries());
@@ -224,15 +226,15 @@ async fn a_same_origin_307_or_308_is_followed_with_its_body_and_key() {
 #[tokio::test]
 async fn a_same_origin_301_302_or_303_is_refused_since_it_would_turn_the_post_into_a_get() {
     for status in [301, 302, 303] {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .and(path("/v1/chat/completions"))
-            .respond_with(
-                ResponseTemplate::new(status).insert_header("location", "/v2/chat/completions"),
-            )
-            .mount(&server)
-            .await;
-        Mock::given(wiremock::matchers::any())
+        let server = moving(
+            "/v1/chat/completions",
+            status,
+            "/v2/chat/completions",
+            chat_reply(),
+        )
+        .await;
+        // The address answers a GET too: a client that turned the POST into one would get a 200.
+        Mock::given(method("GET"))
             .and(path("/v2/chat/completions"))
             .respond_with(ResponseTemplate::new(200).set_body_json(chat_reply()))
             .mount(&server)

@@ -26,6 +26,18 @@ impl Write for Captured {
     }
 }
 
+/// Every trace event of this thread, at TRACE, into the returned buffer while the guard lives.
+fn capture_traces() -> (Captured, tracing::subscriber::DefaultGuard) {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    (captured, tracing::subscriber::set_default(subscriber))
+}
+
 /// Fails when any 8 characters of the key in a row show in `text`.
 fn assert_no_key(text: &str, what: &str) {
     for start in 0..=KEY.len() - 8 {
@@ -91,14 +103,7 @@ fn echoing_replies() -> Vec<(&'static str, ResponseTemplate)> {
 #[tokio::test]
 async fn a_failing_openai_call_never_shows_the_key_in_issues_errors_or_trace_logs() {
     for (case, template) in echoing_replies() {
-        let captured = Captured::default();
-        let writer = captured.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_max_level(tracing::Level::TRACE)
-            .with_ansi(false)
-            .with_writer(move || writer.clone())
-            .finish();
-        let _guard = tracing::subscriber::set_default(subscriber);
+        let (captured, _guard) = capture_traces();
 
         let server = server_answering(template).await;
         let provider = OpenAiProvider::new(KEY)
@@ -186,14 +191,7 @@ async fn echoed_key_is_redacted_everywhere(
     server: &MockServer,
     case: &str,
 ) {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = capture_traces();
 
     let client = IntentClient::new(provider);
     let result = u32::ai(&client, "three", "Count.").await;

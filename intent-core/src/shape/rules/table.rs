@@ -278,35 +278,26 @@ pub const fn range_conflict(
     if !empty {
         return None;
     }
+    macro_rules! no_number {
+        ($low:literal, $high:literal) => {
+            concat!(
+                "conflicting rules: `",
+                $low,
+                "` and `",
+                $high,
+                "` leave no number that satisfies both"
+            )
+        };
+    }
     let attribute = matches!(naming, RuleNaming::Attribute);
     Some(match (low_open, high_open, attribute) {
-        (false, false, _) => {
-            "conflicting rules: `minimum` and `maximum` leave no number that satisfies both"
-        }
-        (false, true, true) => {
-            "conflicting rules: `minimum` and `exclusive_maximum` leave no number that satisfies \
-             both"
-        }
-        (false, true, false) => {
-            "conflicting rules: `minimum` and `exclusiveMaximum` leave no number that satisfies \
-             both"
-        }
-        (true, false, true) => {
-            "conflicting rules: `exclusive_minimum` and `maximum` leave no number that satisfies \
-             both"
-        }
-        (true, false, false) => {
-            "conflicting rules: `exclusiveMinimum` and `maximum` leave no number that satisfies \
-             both"
-        }
-        (true, true, true) => {
-            "conflicting rules: `exclusive_minimum` and `exclusive_maximum` leave no number that \
-             satisfies both"
-        }
-        (true, true, false) => {
-            "conflicting rules: `exclusiveMinimum` and `exclusiveMaximum` leave no number that \
-             satisfies both"
-        }
+        (false, false, _) => no_number!("minimum", "maximum"),
+        (false, true, true) => no_number!("minimum", "exclusive_maximum"),
+        (false, true, false) => no_number!("minimum", "exclusiveMaximum"),
+        (true, false, true) => no_number!("exclusive_minimum", "maximum"),
+        (true, false, false) => no_number!("exclusiveMinimum", "maximum"),
+        (true, true, true) => no_number!("exclusive_minimum", "exclusive_maximum"),
+        (true, true, false) => no_number!("exclusiveMinimum", "exclusiveMaximum"),
     })
 }
 
