@@ -150,7 +150,7 @@ async fn a_redirect_to_another_host_on_the_same_port_is_another_origin() {
 }
 
 #[tokio::test]
-async fn anthropic_and_a_custom_key_header_are_never_sent_across_origins() {
+async fn anthropic_gemini_and_a_custom_key_header_are_never_sent_across_origins() {
     for status in [307, 308] {
         // Anthropic's `x-api-key`.
         let other = elsewhere().await;
@@ -168,6 +168,25 @@ async fn anthropic_and_a_custom_key_header_are_never_sent_across_origins() {
         assert!(requests(&other).await.is_empty());
         let sent = &requests(&first).await[0];
         assert_eq!(sent.headers.get("x-api-key").unwrap(), KEY);
+
+        // Gemini's `x-goog-api-key`.
+        let endpoint = "/v1beta/models/gemini-2.5-flash:generateContent";
+        let other = elsewhere().await;
+        let first = redirecting(endpoint, status, &format!("{}{endpoint}", other.uri())).await;
+        let gemini = GeminiProvider::new(KEY)
+            .with_base_url(first.uri())
+            .with_model("gemini-2.5-flash")
+            .with_retry_policy(no_retries());
+        let error = gemini.complete(&request()).await.unwrap_err();
+        assert_refused(&error, status, &other);
+        assert!(requests(&other).await.is_empty());
+        assert_eq!(
+            requests(&first).await[0]
+                .headers
+                .get("x-goog-api-key")
+                .unwrap(),
+            KEY
+        );
 
         // Azure's `api-key`, through `with_key_header`.
         let other = elsewhere().await;

@@ -137,10 +137,9 @@ fn match_at(text: &str, key: &str) -> Option<usize> {
 }
 
 /// A provider's reply, redacted of the key before the transport hands it on: a server that echoes
-/// the key (in the reply's `model`, in the answer text, in a refusal) must not put it into an
-/// `AttemptRecord` (its raw output, model or reasoning), an issue, the next attempt's prompt, the
-/// cache or a log. The strings are
-/// redacted after they are decoded, so a key written with JSON escapes is caught too.
+/// the key (in the reply's `model`, in the answer text, a refusal or the reasoning) must not put
+/// it into an `AttemptRecord`, an issue, the next attempt's prompt, the cache or a log. The
+/// strings are redacted after they are decoded, so a key written with JSON escapes is caught too.
 pub(crate) trait Redact {
     /// `self` with every occurrence of `key` replaced by `[redacted]`.
     fn redact(self, key: &ApiKey) -> Self;
