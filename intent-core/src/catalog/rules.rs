@@ -102,6 +102,21 @@ impl MemberRule {
         Ok(MemberRule { path, rules, kind })
     }
 
+    /// A rule at `path` that sets nothing but needs a member of kind `target` (`None`: any), for
+    /// checks that only ask whether a path fits a kind of value (an intent test's `matches`).
+    pub(crate) fn needing(path: RulePath, target: Option<RuleTarget>) -> MemberRule {
+        let kind = target.and_then(|target| {
+            RuleKind::ALL
+                .into_iter()
+                .find(|kind| kind.family() == Some(target))
+        });
+        MemberRule {
+            path,
+            rules: Rules::default(),
+            kind,
+        }
+    }
+
     /// Why the rules do not apply to a member whose rule target is `target`, or `None`.
     pub(crate) fn misfit(&self, target: RuleTarget) -> Option<&'static str> {
         self.kind.and_then(|kind| misfit(kind, target, KEYWORD))
