@@ -12,10 +12,11 @@ use serde::de::DeserializeOwned;
 use crate::intent::Intent;
 use crate::shape::{FloatKind, IntKind, Node, NodeId, RuleTarget, Scalar, SeqKind, ShapeGraph};
 
+/// A scalar type; its rule target comes from the one rule table, as the catalog's does.
 macro_rules! scalar {
-    ($target:expr => $($ty:ty = $scalar:expr),* $(,)?) => {$(
+    ($($ty:ty = $scalar:expr),* $(,)?) => {$(
         impl Intent for $ty {
-            const __RULE_TARGET: RuleTarget = $target;
+            const __RULE_TARGET: RuleTarget = crate::shape::rule_table::scalar_target($scalar);
             fn shape(graph: &mut ShapeGraph) -> NodeId {
                 graph.scalar($scalar)
             }
@@ -23,7 +24,7 @@ macro_rules! scalar {
     )*};
 }
 
-scalar!(RuleTarget::Text =>
+scalar!(
     String = Scalar::String,
     Box<str> = Scalar::String,
     Arc<str> = Scalar::String,
@@ -31,7 +32,7 @@ scalar!(RuleTarget::Text =>
     Cow<'static, str> = Scalar::String,
     char = Scalar::Char,
 );
-scalar!(RuleTarget::Number =>
+scalar!(
     i8 = Scalar::Int(IntKind::I8),
     i16 = Scalar::Int(IntKind::I16),
     i32 = Scalar::Int(IntKind::I32),
@@ -47,10 +48,7 @@ scalar!(RuleTarget::Number =>
     f32 = Scalar::Float(FloatKind::F32),
     f64 = Scalar::Float(FloatKind::F64),
 );
-scalar!(RuleTarget::Other =>
-    bool = Scalar::Bool,
-    () = Scalar::Unit,
-);
+scalar!(bool = Scalar::Bool, () = Scalar::Unit,);
 
 impl Intent for serde_json::Value {
     const __STRICT_HINT: bool = false;
@@ -192,7 +190,7 @@ tuple! {
 mod chrono_impls {
     use super::*;
 
-    scalar!(RuleTarget::Other =>
+    scalar!(
         chrono::NaiveDate = Scalar::Date,
         chrono::NaiveTime = Scalar::Time,
         chrono::NaiveDateTime = Scalar::DateTime,
@@ -203,10 +201,10 @@ mod chrono_impls {
 }
 
 #[cfg(feature = "uuid")]
-scalar!(RuleTarget::Other => uuid::Uuid = Scalar::Uuid);
+scalar!(uuid::Uuid = Scalar::Uuid);
 
 #[cfg(feature = "url")]
-scalar!(RuleTarget::Other => url::Url = Scalar::Url);
+scalar!(url::Url = Scalar::Url);
 
 #[cfg(feature = "decimal")]
-scalar!(RuleTarget::Number => rust_decimal::Decimal = Scalar::Decimal);
+scalar!(rust_decimal::Decimal = Scalar::Decimal);

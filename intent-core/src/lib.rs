@@ -89,6 +89,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::shape;
+    pub use crate::shape::rule_table;
     pub use serde_json;
     pub use std::any::type_name;
     pub use std::borrow::Cow;

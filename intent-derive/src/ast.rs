@@ -1,8 +1,11 @@
-//! The input of the derive: `#[intent(...)]` attributes read by darling, `#[serde(...)]` attributes
-//! and doc comments read alongside.
+//! The input of the derive, read once: `#[intent(...)]` attributes by darling, and the forwarded
+//! `#[serde(...)]` attributes and doc comments parsed as they are read, so later stages never
+//! parse an attribute again.
 
 use darling::util::{Flag, SpannedValue};
 use darling::{ast, FromDeriveInput, FromField, FromMeta, FromVariant};
+use proc_macro2::TokenStream;
+use quote::ToTokens;
 use syn::{Attribute, Expr, Lit, UnOp};
 
 use crate::serde_attr::{SerdeContainer, SerdeField, SerdeVariant};
@@ -18,11 +21,16 @@ pub struct Container {
     pub ident: syn::Ident,
     pub generics: syn::Generics,
     pub data: ast::Data<IntentVariant, IntentField>,
-    pub attrs: Vec<Attribute>,
+    /// The doc comment and the serde attributes.
+    #[darling(with = container_attrs)]
+    pub attrs: Forwarded<SerdeContainer>,
     /// `#[intent(description = "...")]`: replaces the doc comment.
     pub description: Option<SpannedValue<String>>,
     /// `#[intent(strict)]`: the type must be strict-compatible.
     pub strict: Flag,
+    /// `#[intent(crate = "path")]`: where `intent_core` is, for a crate that re-exports it.
+    #[darling(rename = "crate")]
+    pub krate: Option<syn::Path>,
 }
 
 /// One variant of a derived enum.
@@ -31,7 +39,8 @@ pub struct Container {
 pub struct IntentVariant {
     pub ident: syn::Ident,
     pub fields: ast::Fields<IntentField>,
-    pub attrs: Vec<Attribute>,
+    #[darling(with = variant_attrs)]
+    pub attrs: Forwarded<SerdeVariant>,
     pub description: Option<SpannedValue<String>>,
 }
 
@@ -41,7 +50,8 @@ pub struct IntentVariant {
 pub struct IntentField {
     pub ident: Option<syn::Ident>,
     pub ty: syn::Type,
-    pub attrs: Vec<Attribute>,
+    #[darling(with = field_attrs)]
+    pub attrs: Forwarded<SerdeField>,
     pub description: Option<SpannedValue<String>>,
     /// `#[intent(as = "String")]`: the type the field is read as from JSON.
     #[darling(rename = "as")]
@@ -59,11 +69,99 @@ pub struct IntentField {
     pub unique_items: Flag,
 }
 
+/// The attributes darling forwards, parsed: the doc comment and what serde's say.
+pub struct Forwarded<S> {
+    pub doc: Option<String>,
+    pub serde: S,
+}
+
+fn container_attrs(attrs: Vec<Attribute>) -> darling::Result<Forwarded<SerdeContainer>> {
+    Ok(Forwarded {
+        doc: doc_comment(&attrs),
+        serde: SerdeContainer::parse(&attrs),
+    })
+}
+
+fn variant_attrs(attrs: Vec<Attribute>) -> darling::Result<Forwarded<SerdeVariant>> {
+    Ok(Forwarded {
+        doc: doc_comment(&attrs),
+        serde: SerdeVariant::parse(&attrs),
+    })
+}
+
+fn field_attrs(attrs: Vec<Attribute>) -> darling::Result<Forwarded<SerdeField>> {
+    Ok(Forwarded {
+        doc: doc_comment(&attrs),
+        serde: SerdeField::parse(&attrs),
+    })
+}
+
+impl Container {
+    /// The serde container attributes.
+    pub fn serde(&self) -> &SerdeContainer {
+        &self.attrs.serde
+    }
+
+    /// The path every generated item goes through: `#[intent(crate)]`, else `::intent_core`.
+    pub fn krate(&self) -> TokenStream {
+        match &self.krate {
+            Some(path) => path.to_token_stream(),
+            None => default_krate(),
+        }
+    }
+
+    /// The type's description: `#[intent(description)]`, else its doc comment.
+    pub fn doc(&self) -> Option<String> {
+        description(self.description.as_ref(), &self.attrs.doc)
+    }
+}
+
+impl IntentVariant {
+    pub fn serde(&self) -> &SerdeVariant {
+        &self.attrs.serde
+    }
+
+    pub fn doc(&self) -> Option<String> {
+        description(self.description.as_ref(), &self.attrs.doc)
+    }
+}
+
 impl IntentField {
+    pub fn serde(&self) -> &SerdeField {
+        &self.attrs.serde
+    }
+
+    pub fn doc(&self) -> Option<String> {
+        description(self.description.as_ref(), &self.attrs.doc)
+    }
+
     /// The type whose shape describes the field: `as` when given, else the declared type.
     pub fn wire_type(&self) -> &syn::Type {
         self.as_type.as_ref().map_or(&self.ty, |t| &**t)
     }
+}
+
+/// `::intent_core`, the path of the runtime crate when no `#[intent(crate)]` names another.
+pub fn default_krate() -> TokenStream {
+    quote::quote!(::intent_core)
+}
+
+/// The `#[intent(crate = "...")]` path of an input darling could not read (for the stub impl that
+/// goes with its errors), else `::intent_core`. Any error here is already among darling's.
+pub fn krate_of_unread(attrs: &[Attribute]) -> TokenStream {
+    let mut found = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("intent")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let path: syn::LitStr = meta.value()?.parse()?;
+                found = path.parse::<syn::Path>().ok();
+            } else if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<Expr>()?;
+            }
+            Ok(())
+        });
+    }
+    found.map_or_else(default_krate, |p| p.to_token_stream())
 }
 
 /// A finite number in a rule: `1`, `-5`, `0.5`.
@@ -105,7 +203,7 @@ impl FromMeta for Number {
 }
 
 /// The doc comment in `attrs`, one leading space removed from each line, or `None` when empty.
-pub fn doc_comment(attrs: &[Attribute]) -> Option<String> {
+fn doc_comment(attrs: &[Attribute]) -> Option<String> {
     let mut lines = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
         if let syn::Meta::NameValue(nv) = &attr.meta {
@@ -150,31 +248,13 @@ fn strip_intra_doc_links(doc: &str) -> String {
 }
 
 /// The description of an item: `#[intent(description)]` if given, else its doc comment.
-pub fn description(attr: Option<&SpannedValue<String>>, attrs: &[Attribute]) -> Option<String> {
+fn description(attr: Option<&SpannedValue<String>>, doc: &Option<String>) -> Option<String> {
     match attr {
         Some(d) => {
             let d = d.trim();
             (!d.is_empty()).then(|| d.to_owned())
         }
-        None => doc_comment(attrs),
-    }
-}
-
-impl Container {
-    pub fn serde(&self) -> SerdeContainer {
-        SerdeContainer::parse(&self.attrs)
-    }
-}
-
-impl IntentVariant {
-    pub fn serde(&self) -> SerdeVariant {
-        SerdeVariant::parse(&self.attrs)
-    }
-}
-
-impl IntentField {
-    pub fn serde(&self) -> SerdeField {
-        SerdeField::parse(&self.attrs)
+        None => doc.clone(),
     }
 }
 

@@ -1,102 +1,21 @@
-//! Rules across attributes, checked before any code is generated. Every error is collected, so
-//! the user sees all of them at once.
+//! What can be refused from the input's syntax alone, before any code is generated: unions, forms
+//! serde gives no knowable JSON form, rules where they have nowhere to go, invalid patterns, and
+//! under `#[intent(strict)]` the forms no strict schema expresses. Every error is collected, so the
+//! user sees all of them at once.
+//!
+//! What depends on a member's type (does a rule fit it, is it strict-compatible) or on the rule
+//! table (which rules conflict) is asserted in `const` items the expansion generates: the compiler
+//! resolves the type and evaluates the one table `intent_core` holds (see `rules`).
 
-use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 use crate::ast::{Container, IntentField, IntentVariant};
-use crate::serde_attr::SerdeContainer;
+use crate::rules::set_rules;
 use crate::types;
 
-/// The kind of member a rule applies to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleKind {
-    Number,
-    Text,
-    Items,
-}
-
-impl RuleKind {
-    pub fn noun(self) -> &'static str {
-        match self {
-            RuleKind::Number => "numbers",
-            RuleKind::Text => "text",
-            RuleKind::Items => "lists",
-        }
-    }
-}
-
-/// The rules set on a field: `(name, kind, span)` in a fixed order.
-pub fn set_rules(field: &IntentField) -> Vec<(&'static str, RuleKind, Span)> {
-    let mut out = Vec::new();
-    let mut push = |name, kind, span: Option<Span>| {
-        if let Some(span) = span {
-            out.push((name, kind, span));
-        }
-    };
-    push(
-        "minimum",
-        RuleKind::Number,
-        field.minimum.as_ref().map(|v| v.span()),
-    );
-    push(
-        "maximum",
-        RuleKind::Number,
-        field.maximum.as_ref().map(|v| v.span()),
-    );
-    push(
-        "exclusive_minimum",
-        RuleKind::Number,
-        field.exclusive_minimum.as_ref().map(|v| v.span()),
-    );
-    push(
-        "exclusive_maximum",
-        RuleKind::Number,
-        field.exclusive_maximum.as_ref().map(|v| v.span()),
-    );
-    push(
-        "multiple_of",
-        RuleKind::Number,
-        field.multiple_of.as_ref().map(|v| v.span()),
-    );
-    push(
-        "min_length",
-        RuleKind::Text,
-        field.min_length.as_ref().map(|v| v.span()),
-    );
-    push(
-        "max_length",
-        RuleKind::Text,
-        field.max_length.as_ref().map(|v| v.span()),
-    );
-    push(
-        "pattern",
-        RuleKind::Text,
-        field.pattern.as_ref().map(|v| v.span()),
-    );
-    push(
-        "min_items",
-        RuleKind::Items,
-        field.min_items.as_ref().map(|v| v.span()),
-    );
-    push(
-        "max_items",
-        RuleKind::Items,
-        field.max_items.as_ref().map(|v| v.span()),
-    );
-    push(
-        "unique_items",
-        RuleKind::Items,
-        field
-            .unique_items
-            .is_present()
-            .then(|| field.unique_items.span()),
-    );
-    out
-}
-
 /// All the errors in the derive's input.
-pub fn check(input: &Container, serde: &SerdeContainer) -> Vec<syn::Error> {
+pub fn check(input: &Container) -> Vec<syn::Error> {
+    let serde = input.serde();
     let mut errors = Vec::new();
     let strict = input.strict.is_present();
     match &input.data {
@@ -181,9 +100,10 @@ fn check_field(input: &Container, field: &IntentField, strict: bool, errors: &mu
     }
     let rules = set_rules(field);
     if field.ident.is_none() {
-        if let Some((name, _, span)) = rules.first() {
+        if let Some(rule) = rules.first() {
+            let (name, span) = (rule.name, rule.span);
             errors.push(syn::Error::new(
-                *span,
+                span,
                 format!(
                     "`{name}` applies to named members only: a rule has nowhere to go on an \
                      unnamed field; use a struct with named fields"
@@ -198,20 +118,6 @@ fn check_field(input: &Container, field: &IntentField, strict: bool, errors: &mu
             ));
         }
     }
-    if let Some((first, first_kind, _)) = rules.first() {
-        if let Some((other, other_kind, span)) = rules.iter().find(|r| r.1 != *first_kind) {
-            errors.push(syn::Error::new(
-                *span,
-                format!(
-                    "conflicting rules: `{first}` applies to {} and `{other}` to {}; a member takes \
-                     rules of one kind only",
-                    first_kind.noun(),
-                    other_kind.noun()
-                ),
-            ));
-        }
-    }
-    check_ranges(field, errors);
     if let Some(pattern) = &field.pattern {
         if let Err(e) = regex_syntax::Parser::new().parse(pattern) {
             let (kind, offset) = match &e {
@@ -233,92 +139,6 @@ fn check_field(input: &Container, field: &IntentField, strict: bool, errors: &mu
                 "`#[intent(strict)]`: this member refers to the type itself; a recursive type has \
                  no finite strict schema; remove `#[intent(strict)]` or the self-reference",
             ));
-        } else if let Some((span, what)) = types::never_strict(ty) {
-            errors.push(syn::Error::new(
-                span,
-                format!(
-                    "`#[intent(strict)]`: this member is {what}, which strict schemas cannot \
-                     express; remove `#[intent(strict)]`, skip the member with \
-                     `#[serde(skip)]`, or give it a struct type"
-                ),
-            ));
-        }
-    }
-}
-
-fn check_ranges(field: &IntentField, errors: &mut Vec<syn::Error>) {
-    let mut err = |span: Span, msg: String| errors.push(syn::Error::new(span, msg));
-    let num = |v: &Option<darling::util::SpannedValue<crate::ast::Number>>| {
-        v.as_ref().map(|v| (v.0, v.span()))
-    };
-    let (min, max) = (num(&field.minimum), num(&field.maximum));
-    let (xmin, xmax) = (num(&field.exclusive_minimum), num(&field.exclusive_maximum));
-    if let (Some(_), Some((_, span))) = (min, xmin) {
-        err(
-            span,
-            "conflicting rules: `minimum` and `exclusive_minimum` both bound the number from \
-             below; keep one"
-                .into(),
-        );
-    }
-    if let (Some(_), Some((_, span))) = (max, xmax) {
-        err(
-            span,
-            "conflicting rules: `maximum` and `exclusive_maximum` both bound the number from \
-             above; keep one"
-                .into(),
-        );
-    }
-    let pairs = [
-        (min, "minimum", max, "maximum", false),
-        (min, "minimum", xmax, "exclusive_maximum", true),
-        (xmin, "exclusive_minimum", max, "maximum", true),
-        (xmin, "exclusive_minimum", xmax, "exclusive_maximum", true),
-    ];
-    for (low, low_name, high, high_name, exclusive) in pairs {
-        if let (Some((lo, span)), Some((hi, _))) = (low, high) {
-            if lo > hi || (exclusive && lo >= hi) {
-                err(
-                    span,
-                    format!(
-                        "conflicting rules: `{low_name}` ({lo}) and `{high_name}` ({hi}) leave no \
-                         number that satisfies both"
-                    ),
-                );
-            }
-        }
-    }
-    if let Some((m, span)) = num(&field.multiple_of) {
-        if m <= 0.0 {
-            err(
-                span,
-                format!("`multiple_of` must be greater than 0, not {m}"),
-            );
-        }
-    }
-    let count = |v: &Option<darling::util::SpannedValue<u64>>| v.as_ref().map(|v| (**v, v.span()));
-    let lengths = [
-        (
-            count(&field.min_length),
-            count(&field.max_length),
-            "min_length",
-            "max_length",
-        ),
-        (
-            count(&field.min_items),
-            count(&field.max_items),
-            "min_items",
-            "max_items",
-        ),
-    ];
-    for (low, high, low_name, high_name) in lengths {
-        if let (Some((lo, span)), Some((hi, _))) = (low, high) {
-            if lo > hi {
-                err(
-                    span,
-                    format!("conflicting rules: `{low_name}` ({lo}) is greater than `{high_name}` ({hi})"),
-                );
-            }
         }
     }
 }

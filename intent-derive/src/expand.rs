@@ -1,113 +1,183 @@
 //! The generated `impl Intent`: a function that registers the type's shape in a `ShapeGraph`, the
 //! compile-time hints, and the const assertions that turn misuse into spanned build errors.
+//!
+//! Every path into the runtime crate goes through `krate` (`::intent_core`, or the path of
+//! `#[intent(crate = "...")]`), so a crate that re-exports `intent_core` can derive without
+//! depending on it by name.
 
 use darling::ast::{Data, Fields, Style};
 use darling::FromDeriveInput;
-use proc_macro2::{Literal, Span, TokenStream};
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{parse_quote, Generics, Ident, Type};
 
-use crate::ast::{description, Container, IntentField, IntentVariant};
+use crate::ast::{krate_of_unread, Container, IntentField, IntentVariant};
 use crate::case::RenameRule;
-use crate::check::{self, set_rules, RuleKind};
-use crate::serde_attr::SerdeContainer;
+use crate::check;
+use crate::rules;
 use crate::types;
 
-/// The whole derive: parse, check, expand; on any error, the errors and a stub impl.
+/// The whole derive: parse, check, expand. On errors: the errors, the const assertions that do
+/// not depend on a generic type (so rule conflicts show in the same build), and a stub impl.
 pub fn derive(input: syn::DeriveInput) -> TokenStream {
     if let syn::Data::Union(data) = &input.data {
         return check::union_error(&data.union_token).to_compile_error();
     }
     let container = match Container::from_derive_input(&input) {
         Ok(c) => c,
-        Err(e) => return with_stub(&input.ident, &input.generics, e.write_errors()),
+        Err(e) => {
+            let krate = krate_of_unread(&input.attrs);
+            return with_stub(&input.ident, &input.generics, &krate, e.write_errors());
+        }
     };
-    let serde = container.serde();
-    let errors = check::check(&container, &serde);
-    if !errors.is_empty() {
-        let errors = errors.iter().map(syn::Error::to_compile_error);
-        return with_stub(&input.ident, &input.generics, quote!(#(#errors)*));
-    }
-    Expander {
+    let krate = container.krate();
+    let errors = check::check(&container);
+    let mut expander = Expander {
         input: &container,
-        serde: &serde,
+        krate: &krate,
+        params: generic_params(&container.generics),
         checks: Vec::new(),
+    };
+    let expanded = expander.expand();
+    if errors.is_empty() {
+        return expanded;
     }
-    .expand()
+    let errors = errors.iter().map(syn::Error::to_compile_error);
+    let free = expander
+        .checks
+        .iter()
+        .filter(|c| !c.generic)
+        .map(|c| &c.body);
+    with_stub(
+        &input.ident,
+        &input.generics,
+        &krate,
+        quote!(#(#errors)* #(const _: () = { #free };)*),
+    )
+}
+
+/// The names of the type and const parameters.
+fn generic_params(generics: &Generics) -> Vec<Ident> {
+    generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.clone()),
+            syn::GenericParam::Const(c) => Some(c.ident.clone()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect()
 }
 
 /// `Intent` bounds on every type parameter.
-fn bounded(generics: &Generics) -> Generics {
+fn bounded(generics: &Generics, krate: &TokenStream) -> Generics {
     let mut generics = generics.clone();
     let params: Vec<Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
     let clause = generics.make_where_clause();
     for param in params {
-        clause
-            .predicates
-            .push(parse_quote!(#param: ::intent_core::Intent));
+        clause.predicates.push(parse_quote!(#param: #krate::Intent));
     }
     generics
 }
 
 /// The errors, with an impl that lets the rest of the crate type-check (never run: the build
 /// fails on the errors).
-fn with_stub(ident: &Ident, generics: &Generics, errors: TokenStream) -> TokenStream {
-    let generics = bounded(generics);
+fn with_stub(
+    ident: &Ident,
+    generics: &Generics,
+    krate: &TokenStream,
+    errors: TokenStream,
+) -> TokenStream {
+    let generics = bounded(generics, krate);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     quote! {
         #errors
         const _: () = {
             #[automatically_derived]
-            impl #impl_generics ::intent_core::Intent for #ident #ty_generics #where_clause {
+            impl #impl_generics #krate::Intent for #ident #ty_generics #where_clause {
                 fn shape(
-                    __intent_graph: &mut ::intent_core::__private::shape::ShapeGraph,
-                ) -> ::intent_core::__private::shape::NodeId {
-                    __intent_graph.scalar(::intent_core::__private::shape::Scalar::Json)
+                    __intent_graph: &mut #krate::__private::shape::ShapeGraph,
+                ) -> #krate::__private::shape::NodeId {
+                    __intent_graph.scalar(#krate::__private::shape::Scalar::Json)
                 }
             }
         };
     }
 }
 
-fn cow(s: &str) -> TokenStream {
-    quote!(::intent_core::__private::Cow::Borrowed(#s))
+/// One const assertion: its body, and whether it names a generic parameter (then it is checked
+/// per instantiation, through an inherent constant the `shape` function uses).
+struct Check {
+    body: TokenStream,
+    generic: bool,
 }
 
-fn doc_tokens(doc: Option<String>) -> TokenStream {
-    match doc {
-        Some(d) => {
-            let d = cow(&d);
-            quote!(::core::option::Option::Some(#d))
-        }
-        None => quote!(::core::option::Option::None),
+/// How a member is named in messages: "member `sku`", "field 0 of variant `Pair`".
+fn member_label(field: &IntentField, index: usize, variant: Option<&Ident>) -> String {
+    let own = match &field.ident {
+        Some(ident) => format!("member `{}`", ident.unraw()),
+        None => format!("field {index}"),
+    };
+    match variant {
+        Some(v) => format!("{own} of variant `{}`", v.unraw()),
+        None => own,
     }
 }
 
 struct Expander<'a> {
     input: &'a Container,
-    serde: &'a SerdeContainer,
-    /// Const assertions: `if !cond { panic!(..) }`, each spanned at what it checks.
-    checks: Vec<TokenStream>,
+    /// The runtime crate's path.
+    krate: &'a TokenStream,
+    /// The container's type and const parameters.
+    params: Vec<Ident>,
+    /// The const assertions, each spanned at what it checks.
+    checks: Vec<Check>,
 }
 
 impl Expander<'_> {
-    fn expand(mut self) -> TokenStream {
+    fn cow(&self, s: &str) -> TokenStream {
+        let krate = self.krate;
+        quote!(#krate::__private::Cow::Borrowed(#s))
+    }
+
+    fn doc_tokens(&self, doc: Option<String>) -> TokenStream {
+        match doc {
+            Some(d) => {
+                let d = self.cow(&d);
+                quote!(::core::option::Option::Some(#d))
+            }
+            None => quote!(::core::option::Option::None),
+        }
+    }
+
+    fn shape_path(&self, item: &str) -> TokenStream {
+        let krate = self.krate;
+        let item = Ident::new(item, Span::call_site());
+        quote!(#krate::__private::shape::#item)
+    }
+
+    fn expand(&mut self) -> TokenStream {
         let input = self.input;
+        let krate = self.krate;
         let ident = &input.ident;
-        let generics = bounded(&input.generics);
+        let generics = bounded(&input.generics, krate);
         let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
-        let (shape_body, hint, target) = match &self.serde.from {
+        let (shape_body, hint, target) = match &input.serde().from {
             Some(from) => {
                 if input.strict.is_present() {
-                    self.strict_check(from);
+                    let what = format!(
+                        "the type it is read as (`#[serde(from)]`), `{}`,",
+                        types::display(from)
+                    );
+                    self.strict_check(from, &what);
                 }
                 (
-                    quote!(<#from as ::intent_core::Intent>::shape(__intent_graph)),
-                    quote!(::intent_core::__private::strict_hint::<#from>()),
-                    quote!(<#from as ::intent_core::Intent>::__RULE_TARGET),
+                    quote!(<#from as #krate::Intent>::shape(__intent_graph)),
+                    quote!(#krate::__private::strict_hint::<#from>()),
+                    quote!(<#from as #krate::Intent>::__RULE_TARGET),
                 )
             }
             None => {
@@ -119,9 +189,9 @@ impl Expander<'_> {
                 (
                     quote! {
                         __intent_graph.named(
-                            ::intent_core::__private::type_name::<Self>(),
+                            #krate::__private::type_name::<Self>(),
                             |__intent_graph, _| {
-                                let __intent_name: ::intent_core::__private::Cow<'static, str> = #name;
+                                let __intent_name: #krate::__private::Cow<'static, str> = #name;
                                 #node
                             },
                         )
@@ -132,42 +202,46 @@ impl Expander<'_> {
             }
         };
 
-        let checks = &self.checks;
-        let (free_checks, inherent_checks, use_checks) = if checks.is_empty() {
-            (quote!(), quote!(), quote!())
-        } else if input.generics.params.is_empty() {
-            // One constant per check, so every failing check is reported.
-            (quote!(#(const _: () = { #checks };)*), quote!(), quote!())
+        // One constant per check, so every failing check is reported.
+        let free = self.checks.iter().filter(|c| !c.generic).map(|c| &c.body);
+        let generic: Vec<&TokenStream> = self
+            .checks
+            .iter()
+            .filter(|c| c.generic)
+            .map(|c| &c.body)
+            .collect();
+        let (inherent_checks, use_checks) = if generic.is_empty() {
+            (quote!(), quote!())
         } else {
-            let names: Vec<Ident> = (0..checks.len())
+            let names: Vec<Ident> = (0..generic.len())
                 .map(|i| quote::format_ident!("__INTENT_CHECK_{}", i))
                 .collect();
             (
-                quote!(),
                 quote! {
                     #[automatically_derived]
                     impl #impl_generics #ident #ty_generics #where_clause {
                         #(
                             #[doc(hidden)]
-                            const #names: () = { #checks };
+                            const #names: () = { #generic };
                         )*
                     }
                 },
                 quote!(#(let () = Self::#names;)*),
             )
         };
+        let node_id = self.shape_path("NodeId");
+        let graph = self.shape_path("ShapeGraph");
+        let rule_target = self.shape_path("RuleTarget");
 
         quote! {
             const _: () = {
-                #free_checks
+                #(const _: () = { #free };)*
                 #inherent_checks
                 #[automatically_derived]
-                impl #impl_generics ::intent_core::Intent for #ident #ty_generics #where_clause {
+                impl #impl_generics #krate::Intent for #ident #ty_generics #where_clause {
                     const __STRICT_HINT: bool = #hint;
-                    const __RULE_TARGET: ::intent_core::__private::shape::RuleTarget = #target;
-                    fn shape(
-                        __intent_graph: &mut ::intent_core::__private::shape::ShapeGraph,
-                    ) -> ::intent_core::__private::shape::NodeId {
+                    const __RULE_TARGET: #rule_target = #target;
+                    fn shape(__intent_graph: &mut #graph) -> #node_id {
                         #use_checks
                         #shape_body
                     }
@@ -178,6 +252,7 @@ impl Expander<'_> {
 
     /// The type's label: `Order`, or `Page<Order>` built from the arguments' labels at run time.
     fn name(&self) -> TokenStream {
+        let krate = self.krate;
         let ident = self.input.ident.unraw().to_string();
         let args: Vec<TokenStream> = self
             .input
@@ -188,7 +263,7 @@ impl Expander<'_> {
                 syn::GenericParam::Type(t) => {
                     let t = &t.ident;
                     Some(quote! {{
-                        let __intent_arg = <#t as ::intent_core::Intent>::shape(__intent_graph);
+                        let __intent_arg = <#t as #krate::Intent>::shape(__intent_graph);
                         __intent_graph.label(__intent_arg)
                     }})
                 }
@@ -200,7 +275,7 @@ impl Expander<'_> {
             })
             .collect();
         if args.is_empty() {
-            return cow(&ident);
+            return self.cow(&ident);
         }
         let open = format!("{ident}<");
         quote! {{
@@ -212,15 +287,8 @@ impl Expander<'_> {
                 __intent_label.push_str(&#args);
             )*
             __intent_label.push('>');
-            ::intent_core::__private::Cow::Owned(__intent_label)
+            #krate::__private::Cow::Owned(__intent_label)
         }}
-    }
-
-    fn doc(&self) -> TokenStream {
-        doc_tokens(description(
-            self.input.description.as_ref(),
-            &self.input.attrs,
-        ))
     }
 
     /// The node of a struct, its strict hint and its rule target.
@@ -228,66 +296,64 @@ impl Expander<'_> {
         &mut self,
         fields: &Fields<IntentField>,
     ) -> (TokenStream, TokenStream, TokenStream) {
-        let doc = self.doc();
-        let live: Vec<&IntentField> = fields.iter().filter(|f| !f.serde().skip).collect();
-        let other = quote!(::intent_core::__private::shape::RuleTarget::Other);
-        let (kind, hint, target) = if self.serde.transparent
+        let krate = self.krate;
+        let doc = self.doc_tokens(self.input.doc());
+        let serde = self.input.serde();
+        let live: Vec<(usize, &IntentField)> = fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !f.serde().skip)
+            .collect();
+        let other = quote!(#krate::__private::shape::RuleTarget::Other);
+        let struct_kind = self.shape_path("StructKind");
+        let (kind, hint, target) = if serde.transparent
             || (fields.style == Style::Tuple && fields.len() == 1 && live.len() == 1)
         {
             match live.first() {
-                Some(field) => {
+                Some(&(index, field)) => {
                     let ty = field.wire_type();
-                    let shape = self.member_shape(field);
+                    let shape = self.member_shape(field, &member_label(field, index, None));
                     (
-                        quote!(::intent_core::__private::shape::StructKind::Newtype(#shape)),
+                        quote!(#struct_kind::Newtype(#shape)),
                         self.hint_of(field),
-                        quote!(<#ty as ::intent_core::Intent>::__RULE_TARGET),
+                        quote!(<#ty as #krate::Intent>::__RULE_TARGET),
                     )
                 }
                 // serde refuses a transparent struct without a field; it reports the error.
-                None => (
-                    quote!(::intent_core::__private::shape::StructKind::Unit),
-                    quote!(true),
-                    other,
-                ),
+                None => (quote!(#struct_kind::Unit), quote!(true), other),
             }
         } else {
             match fields.style {
-                Style::Unit => (
-                    quote!(::intent_core::__private::shape::StructKind::Unit),
-                    quote!(true),
-                    other,
-                ),
+                Style::Unit => (quote!(#struct_kind::Unit), quote!(true), other),
                 Style::Tuple => {
-                    let shapes: Vec<TokenStream> =
-                        live.iter().map(|f| self.member_shape(f)).collect();
+                    let shapes: Vec<TokenStream> = live
+                        .iter()
+                        .map(|&(i, f)| self.member_shape(f, &member_label(f, i, None)))
+                        .collect();
                     (
-                        quote!(::intent_core::__private::shape::StructKind::Tuple(
-                            ::std::vec![#(#shapes),*]
-                        )),
+                        quote!(#struct_kind::Tuple(::std::vec![#(#shapes),*])),
                         quote!(false),
                         other,
                     )
                 }
                 Style::Struct => {
-                    let rule = self.serde.rename_all;
+                    let rule = serde.rename_all;
                     let members: Vec<TokenStream> = live
                         .iter()
-                        .map(|f| self.named_field(f, rule, self.serde.default))
+                        .map(|&(i, f)| self.named_field(f, i, None, rule, serde.default))
                         .collect();
-                    let hint = self.hints(live.iter().copied());
+                    let hint = self.hints(live.iter().map(|&(_, f)| f));
                     (
-                        quote!(::intent_core::__private::shape::StructKind::Named(
-                            ::std::vec![#(#members),*]
-                        )),
+                        quote!(#struct_kind::Named(::std::vec![#(#members),*])),
                         hint,
                         other,
                     )
                 }
             }
         };
+        let (node, shape) = (self.shape_path("Node"), self.shape_path("StructShape"));
         let node = quote! {
-            ::intent_core::__private::shape::Node::Struct(::intent_core::__private::shape::StructShape {
+            #node::Struct(#shape {
                 name: __intent_name,
                 doc: #doc,
                 kind: #kind,
@@ -298,22 +364,27 @@ impl Expander<'_> {
 
     /// The node of an enum, its strict hint and its rule target.
     fn enum_node(&mut self, variants: &[IntentVariant]) -> (TokenStream, TokenStream, TokenStream) {
-        let doc = self.doc();
-        let serde = self.serde;
+        let krate = self.krate;
+        let doc = self.doc_tokens(self.input.doc());
+        let serde = self.input.serde();
+        let repr_path = self.shape_path("EnumRepr");
         let repr = match (&serde.tag, &serde.content) {
-            _ if serde.untagged => quote!(::intent_core::__private::shape::EnumRepr::Untagged),
+            _ if serde.untagged => quote!(#repr_path::Untagged),
             (Some(tag), Some(content)) => {
-                let (tag, content) = (cow(tag), cow(content));
-                quote!(::intent_core::__private::shape::EnumRepr::Adjacent { tag: #tag, content: #content })
+                let (tag, content) = (self.cow(tag), self.cow(content));
+                quote!(#repr_path::Adjacent { tag: #tag, content: #content })
             }
             (Some(tag), None) => {
-                let tag = cow(tag);
-                quote!(::intent_core::__private::shape::EnumRepr::Internal { tag: #tag })
+                let tag = self.cow(tag);
+                quote!(#repr_path::Internal { tag: #tag })
             }
-            (None, _) => quote!(::intent_core::__private::shape::EnumRepr::External),
+            (None, _) => quote!(#repr_path::External),
         };
+        let variant_kind = self.shape_path("VariantKind");
+        let variant_path = self.shape_path("Variant");
         let mut hints = Vec::new();
         let mut out = Vec::new();
+        let mut unit_only = true;
         for variant in variants {
             let vserde = variant.serde();
             if vserde.skip {
@@ -327,47 +398,54 @@ impl Expander<'_> {
                     Some(rule) => rule.apply_to_variant(&base),
                     None => base,
                 });
-            let name = cow(&name);
-            let aliases = vserde.aliases.iter().map(|a| cow(a));
-            let vdoc = doc_tokens(description(variant.description.as_ref(), &variant.attrs));
-            let live: Vec<&IntentField> =
-                variant.fields.iter().filter(|f| !f.serde().skip).collect();
+            let name = self.cow(&name);
+            let aliases: Vec<TokenStream> = vserde.aliases.iter().map(|a| self.cow(a)).collect();
+            let vdoc = self.doc_tokens(variant.doc());
+            let live: Vec<(usize, &IntentField)> = variant
+                .fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| !f.serde().skip)
+                .collect();
+            let vident = Some(&variant.ident);
             let kind = match variant.fields.style {
-                Style::Unit => quote!(::intent_core::__private::shape::VariantKind::Unit),
+                Style::Unit => quote!(#variant_kind::Unit),
                 Style::Tuple if variant.fields.len() == 1 => match live.first() {
-                    Some(field) => {
+                    Some(&(i, field)) => {
                         hints.push(self.hint_of(field));
-                        let shape = self.member_shape(field);
-                        quote!(::intent_core::__private::shape::VariantKind::Newtype(#shape))
+                        let shape = self.member_shape(field, &member_label(field, i, vident));
+                        quote!(#variant_kind::Newtype(#shape))
                     }
-                    None => quote!(::intent_core::__private::shape::VariantKind::Unit),
+                    None => quote!(#variant_kind::Unit),
                 },
                 Style::Tuple => {
                     hints.push(quote!(false));
-                    let shapes: Vec<TokenStream> =
-                        live.iter().map(|f| self.member_shape(f)).collect();
-                    quote!(::intent_core::__private::shape::VariantKind::Tuple(
-                        ::std::vec![#(#shapes),*]
-                    ))
+                    let shapes: Vec<TokenStream> = live
+                        .iter()
+                        .map(|&(i, f)| self.member_shape(f, &member_label(f, i, vident)))
+                        .collect();
+                    quote!(#variant_kind::Tuple(::std::vec![#(#shapes),*]))
                 }
                 Style::Struct => {
                     let rule = vserde.rename_all.or(serde.rename_all_fields);
-                    hints.push(self.hints(live.iter().copied()));
+                    hints.push(self.hints(live.iter().map(|&(_, f)| f)));
                     let members: Vec<TokenStream> = live
                         .iter()
-                        .map(|f| self.named_field(f, rule, false))
+                        .map(|&(i, f)| self.named_field(f, i, vident, rule, false))
                         .collect();
-                    quote!(::intent_core::__private::shape::VariantKind::Struct(
-                        ::std::vec![#(#members),*]
-                    ))
+                    quote!(#variant_kind::Struct(::std::vec![#(#members),*]))
                 }
             };
+            unit_only &= variant.fields.style == Style::Unit
+                || (variant.fields.style == Style::Tuple && live.is_empty());
+            let other = vserde.other;
             out.push(quote! {
-                ::intent_core::__private::shape::Variant {
+                #variant_path {
                     name: #name,
                     aliases: ::std::vec![#(#aliases),*],
                     doc: #vdoc,
                     kind: #kind,
+                    other: #other,
                 }
             });
         }
@@ -376,19 +454,22 @@ impl Expander<'_> {
         } else {
             quote!(#(#hints)&*)
         };
+        let (node, shape) = (self.shape_path("Node"), self.shape_path("EnumShape"));
         let node = quote! {
-            ::intent_core::__private::shape::Node::Enum(::intent_core::__private::shape::EnumShape {
+            #node::Enum(#shape {
                 name: __intent_name,
                 doc: #doc,
                 repr: #repr,
                 variants: ::std::vec![#(#out),*],
             })
         };
-        (
-            node,
-            hint,
-            quote!(::intent_core::__private::shape::RuleTarget::Other),
-        )
+        // A string enum takes text rules, as the catalog's rule table says (`rule_target`).
+        let target = if unit_only && serde.tag.is_none() && !serde.untagged {
+            quote!(#krate::__private::shape::RuleTarget::Text)
+        } else {
+            quote!(#krate::__private::shape::RuleTarget::Other)
+        };
+        (node, hint, target)
     }
 
     /// The conjunction of the members' hints.
@@ -404,80 +485,75 @@ impl Expander<'_> {
     /// A member's strict hint: false when it names the type itself (so a recursive type's hint is
     /// no const-evaluation cycle), else its type's hint.
     fn hint_of(&self, field: &IntentField) -> TokenStream {
+        let krate = self.krate;
         let ty = field.wire_type();
         if types::self_reference(ty, &self.input.ident).is_some() {
             quote!(false)
         } else {
-            quote!(::intent_core::__private::strict_hint::<#ty>())
+            quote!(#krate::__private::strict_hint::<#ty>())
         }
+    }
+
+    fn push_check(&mut self, ty: Option<&Type>, body: TokenStream) {
+        let generic = ty.is_some_and(|ty| types::is_generic(ty, &self.params));
+        self.checks.push(Check { body, generic });
     }
 
     /// The member's shape, registering it (and the rule and strictness checks of the member).
-    fn member_shape(&mut self, field: &IntentField) -> TokenStream {
+    fn member_shape(&mut self, field: &IntentField, label: &str) -> TokenStream {
+        let krate = self.krate;
         let ty = field.wire_type();
         if self.input.strict.is_present() {
-            self.strict_check(ty);
+            let what = format!("{label}, of type `{}`,", types::display(ty));
+            self.strict_check(ty, &what);
         }
-        if let Some((_, kind, span)) = set_rules(field).first() {
-            self.rule_check(ty, *kind, *span);
+        if let Some(check) = rules::fit_check(field, ty, krate) {
+            self.push_check(Some(ty), check);
         }
-        quote_spanned!(ty.span()=> <#ty as ::intent_core::Intent>::shape(__intent_graph))
+        for check in rules::combination_checks(field, krate) {
+            self.push_check(None, check);
+        }
+        quote_spanned!(ty.span()=> <#ty as #krate::Intent>::shape(__intent_graph))
     }
 
-    /// `#[intent(strict)]`: the member's type must have a true strict hint.
-    fn strict_check(&mut self, ty: &Type) {
+    /// `#[intent(strict)]`: the member's type (`what`, for the message) must have a true strict
+    /// hint. The compiler resolves the type, so a user type named `Value` or `HashMap` is judged
+    /// by its own impl, never by its name.
+    fn strict_check(&mut self, ty: &Type, what: &str) {
         if types::self_reference(ty, &self.input.ident).is_some() {
             return; // reported by `check`
         }
-        self.checks.push(quote_spanned! {ty.span()=>
-            if !<#ty as ::intent_core::Intent>::__STRICT_HINT {
-                ::core::panic!("`#[intent(strict)]`: this member's type is not strict-compatible \
-                    (it is or contains a map, `serde_json::Value`, a tuple or a recursive type); \
-                    remove `#[intent(strict)]`, skip the member with `#[serde(skip)]`, or change its type");
+        let krate = self.krate;
+        let message = format!(
+            "`#[intent(strict)]`: {what} is not strict-compatible: it is, or holds, a map, \
+             `serde_json::Value`, a tuple or a recursive type, which strict schemas cannot \
+             express; remove `#[intent(strict)]`, skip the member with `#[serde(skip)]`, or \
+             change its type"
+        );
+        // The panic's call spans the whole type: its path at the first token, its arguments'
+        // parenthesis at the last.
+        let (first, last) = types::ends(ty);
+        let mut args =
+            proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, quote!("{}", #message));
+        args.set_span(last);
+        let body = quote_spanned! {first=>
+            if !<#ty as #krate::Intent>::__STRICT_HINT {
+                ::core::panic! #args;
             }
-        });
-    }
-
-    fn rule_check(&mut self, ty: &Type, kind: RuleKind, span: Span) {
-        let (target, message) = match kind {
-            RuleKind::Number => (
-                quote!(Number),
-                "`minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum` and `multiple_of` \
-                 apply to numbers (integers, floats, `Decimal`, and `Option`s of them), and this \
-                 member is not a number; text rules (`min_length`, `max_length`, `pattern`) apply \
-                 to strings, item rules (`min_items`, `max_items`, `unique_items`) to lists and sets",
-            ),
-            RuleKind::Text => (
-                quote!(Text),
-                "`min_length`, `max_length` and `pattern` apply to text (`String`, `char`, and \
-                 `Option`s of them), and this member is not text; number rules (`minimum`, \
-                 `maximum`, ...) apply to numbers, item rules (`min_items`, `max_items`, \
-                 `unique_items`) to lists and sets",
-            ),
-            RuleKind::Items => (
-                quote!(Items),
-                "`min_items`, `max_items` and `unique_items` apply to lists and sets (`Vec`, \
-                 `VecDeque`, `HashSet`, arrays, and `Option`s of them), and this member is not a \
-                 list; number rules (`minimum`, ...) apply to numbers, text rules (`min_length`, \
-                 `max_length`, `pattern`) to strings",
-            ),
         };
-        self.checks.push(quote_spanned! {span=>
-            if !<#ty as ::intent_core::Intent>::__RULE_TARGET
-                .is(::intent_core::__private::shape::RuleTarget::#target)
-            {
-                ::core::panic!(#message);
-            }
-        });
+        self.push_check(Some(ty), body);
     }
 
     /// A named member: `Field { name, aliases, ty, required, flatten, doc, rules }`.
     fn named_field(
         &mut self,
         field: &IntentField,
+        index: usize,
+        variant: Option<&Ident>,
         rule: Option<RenameRule>,
         container_default: bool,
     ) -> TokenStream {
+        let krate = self.krate;
         let serde = field.serde();
         let base = field
             .ident
@@ -488,9 +564,10 @@ impl Expander<'_> {
             Some(rule) => rule.apply_to_field(&base),
             None => base,
         });
-        let name = cow(&name);
-        let aliases = serde.aliases.iter().map(|a| cow(a));
-        let shape = self.member_shape(field);
+        let name = self.cow(&name);
+        let aliases: Vec<TokenStream> = serde.aliases.iter().map(|a| self.cow(a)).collect();
+        let shape = self.member_shape(field, &member_label(field, index, variant));
+        let node = self.shape_path("Node");
         // serde reads a missing member as its default, or as `None` when its type reads `null` as
         // an option does, unless a custom deserializer reads it.
         let required = if serde.default || container_default {
@@ -498,18 +575,16 @@ impl Expander<'_> {
         } else if serde.custom.is_some() {
             quote!(true)
         } else {
-            quote!(!::core::matches!(
-                __intent_graph.node(__intent_ty),
-                ::intent_core::__private::shape::Node::Option(_)
-            ))
+            quote!(!::core::matches!(__intent_graph.node(__intent_ty), #node::Option(_)))
         };
         let flatten = serde.flatten;
-        let doc = doc_tokens(description(field.description.as_ref(), &field.attrs));
-        let rules = rules_tokens(field);
+        let doc = self.doc_tokens(field.doc());
+        let rules = rules::rules_value(field, krate);
+        let field_path = self.shape_path("Field");
         quote! {{
             let __intent_ty = #shape;
             #rules
-            ::intent_core::__private::shape::Field {
+            #field_path {
                 name: #name,
                 aliases: ::std::vec![#(#aliases),*],
                 ty: __intent_ty,
@@ -519,57 +594,5 @@ impl Expander<'_> {
                 rules: __intent_rules,
             }
         }}
-    }
-}
-
-/// `let __intent_rules = Rules { .. }` for a field.
-fn rules_tokens(field: &IntentField) -> TokenStream {
-    let mut sets = Vec::new();
-    let numbers = [
-        ("minimum", &field.minimum),
-        ("maximum", &field.maximum),
-        ("exclusive_minimum", &field.exclusive_minimum),
-        ("exclusive_maximum", &field.exclusive_maximum),
-        ("multiple_of", &field.multiple_of),
-    ];
-    for (name, value) in numbers {
-        if let Some(v) = value {
-            let member = Ident::new(name, Span::call_site());
-            let lit = Literal::f64_suffixed(v.0);
-            sets.push(quote!(__intent_rules.#member = ::core::option::Option::Some(#lit);));
-        }
-    }
-    let counts = [
-        ("min_length", &field.min_length),
-        ("max_length", &field.max_length),
-        ("min_items", &field.min_items),
-        ("max_items", &field.max_items),
-    ];
-    for (name, value) in counts {
-        if let Some(v) = value {
-            let member = Ident::new(name, Span::call_site());
-            let lit = Literal::u64_suffixed(**v);
-            sets.push(quote!(__intent_rules.#member = ::core::option::Option::Some(#lit);));
-        }
-    }
-    if let Some(pattern) = &field.pattern {
-        let src = pattern.as_str();
-        // Checked at compile time; a pattern the regex engine still refuses (a size limit) is
-        // dropped rather than panicking.
-        sets.push(quote! {
-            __intent_rules.pattern =
-                ::intent_core::__private::shape::Pattern::cached(#src).ok();
-        });
-    }
-    if field.unique_items.is_present() {
-        sets.push(quote!(__intent_rules.unique_items = true;));
-    }
-    if sets.is_empty() {
-        quote!(let __intent_rules = ::intent_core::__private::shape::Rules::default();)
-    } else {
-        quote! {
-            let mut __intent_rules = ::intent_core::__private::shape::Rules::default();
-            #(#sets)*
-        }
     }
 }

@@ -4,7 +4,10 @@ mod ast;
 mod case;
 mod check;
 mod expand;
+mod rules;
 mod serde_attr;
+#[cfg(test)]
+mod tests;
 mod types;
 
 use proc_macro::TokenStream;
@@ -59,21 +62,34 @@ use proc_macro::TokenStream;
 /// `untagged`, and `from`/`try_from` (the type is read as that type). An `Option` member may be
 /// missing too, as serde reads it as `None`.
 ///
+/// `#[serde(other)]` on a unit variant: a tag that names no variant reads as that one, in the
+/// reader as in serde (a known name in another case, such as `closed` for `Closed`, is still
+/// that variant). The model is told so: the variant is described with "(when no other fits)",
+/// `Status is one of: Open, Closed, Unknown (when no other fits)`, and the strict schema lists it
+/// among the names.
+///
 /// # `#[intent(...)]` attributes
 ///
 /// | where | attribute | effect |
 /// |---|---|---|
 /// | type, field, variant | `description = "..."` | the description (replaces the doc comment) |
 /// | type | `strict` | the build fails unless the type is strict-compatible, as far as the compiler can tell |
+/// | type | `crate = "path"` | the path of `intent_core` in generated code (default `::intent_core`), for a crate that re-exports it: `#[intent(crate = "my_framework::intent_core")]` |
 /// | field | `as = "Type"` | the member is read from JSON as `Type` (required with `with`/`deserialize_with`) |
 /// | number field | `minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum`, `multiple_of` | number rules |
 /// | text field | `min_length`, `max_length`, `pattern = "regex"` | text rules |
 /// | list field | `min_items`, `max_items`, `unique_items` | list rules |
 ///
 /// Rules are never sent in a strict schema (providers refuse them); they are stated in the
-/// prompt's output requirements and checked on every reply. A rule on a member of another kind, two
-/// rules that contradict each other, or a `pattern` that is not a valid regular expression fails
-/// the build:
+/// prompt's output requirements and checked on every reply. Which rules fit which members, and
+/// which cannot be set together, is one table in `intent_core` that intent files are checked
+/// against too: number rules fit integers, floats and `Decimal`; text rules fit every member whose
+/// JSON form is a string (`String`, `char`, chrono dates and times, `Uuid`, `Url`, enums of unit
+/// variants); list rules fit `Vec`, `VecDeque`, sets and arrays; an `Option`, a pointer or a
+/// newtype takes its inner type's. The generated code asks the table about the member's resolved
+/// type in a `const` item, so a rule on a member of another kind, two rules that contradict each
+/// other (`minimum` with `exclusive_minimum`, a range no number fits, ...) or a `pattern` that is
+/// not a valid regular expression fails the build, at the attribute:
 ///
 /// ```compile_fail
 /// use intent_core::Intent;
@@ -114,7 +130,8 @@ use proc_macro::TokenStream;
 /// conflicting `intent` attributes, a rule on a member of the wrong kind, an invalid `pattern`, a
 /// custom deserializer without `as`, a member type that does not implement `Intent`, and, under
 /// `#[intent(strict)]`, a member that is a map, `serde_json::Value`, a tuple, the type itself, or a
-/// type that is not strict.
+/// type that is not strict. Strictness is asked of the member type's own `Intent` impl, never
+/// guessed from its name: a type of yours called `Value` or `HashMap` is as strict as its shape.
 ///
 /// ```compile_fail
 /// use std::collections::HashMap;

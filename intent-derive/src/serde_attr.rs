@@ -2,6 +2,7 @@
 //!
 //! Only what changes the deserialized form is read; every other serde attribute is skipped. A
 //! malformed serde attribute is left for serde's own derive to report, so the user sees one error.
+//! Each item's attributes are parsed once, as darling forwards them (see `ast`).
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
@@ -35,6 +36,8 @@ pub struct SerdeVariant {
     pub untagged: Option<Span>,
     /// `with` or `deserialize_with` on the variant.
     pub custom: Option<Span>,
+    /// `#[serde(other)]`: an unknown tag reads as this (unit) variant.
+    pub other: bool,
 }
 
 /// Field attributes.
@@ -139,6 +142,7 @@ impl SerdeVariant {
                 "skip" | "skip_deserializing" => out.skip = true,
                 "rename_all" => out.rename_all = de_rule(meta)?.or(out.rename_all),
                 "untagged" => out.untagged = Some(meta.path.span()),
+                "other" => out.other = true,
                 "with" | "deserialize_with" => {
                     out.custom = Some(meta.path.span());
                     skip_value(meta)?;

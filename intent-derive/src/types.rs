@@ -1,9 +1,11 @@
-//! What the derive can tell about a member's type from its syntax alone.
+//! What the derive can tell about a member's type from its syntax alone. Whether a type is a map,
+//! `serde_json::Value` or anything else is never decided here, from a name that could be any type:
+//! the generated code asks the type's own `Intent` impl (see `checks`).
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::spanned::Spanned;
-use syn::{GenericArgument, Ident, PathArguments, Type};
+use syn::{Ident, Type};
 
 /// The span of the first identifier in `ty` for which `pred` holds.
 pub fn find_ident(ty: &Type, pred: &dyn Fn(&Ident) -> bool) -> Option<Span> {
@@ -25,43 +27,50 @@ pub fn find_ident(ty: &Type, pred: &dyn Fn(&Ident) -> bool) -> Option<Span> {
 }
 
 /// The span of `Self` or of the type's own name inside `ty`: a direct self-reference.
+///
+/// This is the one decision taken by name: a recursive type's strict hint cannot be asked of the
+/// compiler (the constant would depend on itself), so a member naming the type itself is taken
+/// for a self-reference. A member of another type that happens to share the name (`other::Node`
+/// in `Node`) is therefore not strict; nothing wrong is ever accepted.
 pub fn self_reference(ty: &Type, own: &Ident) -> Option<Span> {
     find_ident(ty, &|ident| ident == own || ident == "Self")
 }
 
-/// The part of `ty` that is never strict-compatible, as far as its syntax tells, with what it is.
-pub fn never_strict(ty: &Type) -> Option<(Span, &'static str)> {
-    match ty {
-        Type::Tuple(tuple) if !tuple.elems.is_empty() => Some((tuple.span(), "a tuple")),
-        Type::Path(path) => {
-            if let Some(found) = path.qself.as_ref().and_then(|q| never_strict(&q.ty)) {
-                return Some(found);
-            }
-            let last = path.path.segments.last()?;
-            let what = match last.ident.to_string().as_str() {
-                "HashMap" | "BTreeMap" | "IndexMap" => Some("a map"),
-                "Value" => Some("`serde_json::Value`"),
-                "Map" => Some("`serde_json::Map`"),
-                _ => None,
-            };
-            if let Some(what) = what {
-                return Some((path.span(), what));
-            }
-            let PathArguments::AngleBracketed(args) = &last.arguments else {
-                return None;
-            };
-            args.args.iter().find_map(|arg| match arg {
-                GenericArgument::Type(inner) => never_strict(inner),
-                _ => None,
-            })
+/// True when `ty` names any of `params` (the container's generic parameters) or `Self`: an
+/// assertion about it can only be checked once the type is known.
+pub fn is_generic(ty: &Type, params: &[Ident]) -> bool {
+    find_ident(ty, &|ident| {
+        ident == "Self" || params.iter().any(|p| p == ident)
+    })
+    .is_some()
+}
+
+/// The type as written, for messages: `HashMap<String, u32>`.
+pub fn display(ty: &Type) -> String {
+    let text = ty.to_token_stream().to_string();
+    let mut out = String::with_capacity(text.len());
+    for (i, piece) in text.split(' ').enumerate() {
+        let glue = matches!(piece, "<" | ">" | "," | "::" | "]" | ")" | ";")
+            || out.ends_with(['<', '(', '[', '&'])
+            || out.ends_with("::");
+        if i > 0 && !glue {
+            out.push(' ');
         }
-        Type::Array(a) => never_strict(&a.elem),
-        Type::Slice(s) => never_strict(&s.elem),
-        Type::Reference(r) => never_strict(&r.elem),
-        Type::Paren(p) => never_strict(&p.elem),
-        Type::Group(g) => never_strict(&g.elem),
-        _ => None,
+        out.push_str(piece);
     }
+    out
+}
+
+/// The spans of the first and the last token of `ty`, to point at all of it: a `const`
+/// assertion's error covers its panic's call, from the first token to the closing parenthesis.
+pub fn ends(ty: &Type) -> (Span, Span) {
+    let mut tokens = ty.to_token_stream().into_iter();
+    let first = tokens.next().map_or_else(|| ty.span(), |t| t.span());
+    let last = tokens.last().map_or(first, |t| match t {
+        TokenTree::Group(g) => g.span_close(),
+        other => other.span(),
+    });
+    (first, last)
 }
 
 #[cfg(test)]
@@ -70,31 +79,27 @@ mod tests {
     use syn::parse_quote;
 
     #[test]
-    fn finds_maps_values_and_tuples_inside_containers() {
-        let cases: Vec<(Type, Option<&str>)> = vec![
-            (parse_quote!(Vec<HashMap<String, u8>>), Some("a map")),
-            (
-                parse_quote!(Option<serde_json::Value>),
-                Some("`serde_json::Value`"),
-            ),
-            (parse_quote!(Box<[(u8, u8)]>), Some("a tuple")),
-            (
-                parse_quote!(serde_json::Map<String, Value>),
-                Some("`serde_json::Map`"),
-            ),
-            (parse_quote!(Vec<Option<String>>), None),
-            (parse_quote!(()), None),
-        ];
-        for (ty, expected) in cases {
-            assert_eq!(never_strict(&ty).map(|(_, w)| w), expected);
-        }
-    }
-
-    #[test]
     fn finds_self_references() {
         let own: Ident = parse_quote!(Tree);
         assert!(self_reference(&parse_quote!(Vec<Tree>), &own).is_some());
         assert!(self_reference(&parse_quote!(Option<Box<Self>>), &own).is_some());
         assert!(self_reference(&parse_quote!(Vec<Leaf>), &own).is_none());
+    }
+
+    #[test]
+    fn tells_generic_members_from_concrete_ones() {
+        let params: Vec<Ident> = vec![parse_quote!(T)];
+        assert!(is_generic(&parse_quote!(Vec<T>), &params));
+        assert!(is_generic(&parse_quote!(Option<Box<Self>>), &params));
+        assert!(!is_generic(&parse_quote!(Vec<Target>), &params));
+    }
+
+    #[test]
+    fn displays_types_as_written_outside_a_macro() {
+        assert_eq!(
+            display(&parse_quote!(std::collections::HashMap<String, Vec<(u8, u8)>>)),
+            "std::collections::HashMap<String, Vec<(u8, u8)>>"
+        );
+        assert_eq!(display(&parse_quote!([&str; 2])), "[&str; 2]");
     }
 }

@@ -148,6 +148,7 @@ impl Intent for Sentiment {
                 aliases: Vec::new(),
                 doc: None,
                 kind: VariantKind::Unit,
+                other: false,
             };
             Node::Enum(EnumShape {
                 name: "Sentiment".into(),

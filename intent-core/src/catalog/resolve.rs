@@ -4,10 +4,10 @@
 use serde_json::Value;
 
 use super::path::Step;
-use super::rules::{target_name, MemberRule};
-use crate::shape::{
-    EnumRepr, Field, Node, NodeId, RuleTarget, Scalar, ShapeGraph, StructKind, VariantKind,
-};
+use super::rules::MemberRule;
+use crate::shape::rule_table::schema_type_target;
+use crate::shape::RuleTarget;
+use crate::shape::{EnumRepr, Field, Node, NodeId, Scalar, ShapeGraph, StructKind, VariantKind};
 
 /// How deep `$ref`s and combinators are followed in a schema.
 const MAX_SCHEMA_DEPTH: usize = 64;
@@ -58,16 +58,12 @@ pub(crate) fn check_on_type(
         push_step(&mut walked, step);
         current = next;
     }
-    let Some(target) = rule.target else {
-        return Ok(());
-    };
     for &id in &current {
         let id = plain(graph, id);
-        if !fits(graph.node(id), target) {
+        if let Some(misfit) = rule.misfit(graph.rule_target(id)) {
             return Err(format!(
-                "rule `{}`: {} rules do not apply to {}, a `{}`",
+                "rule `{}`: {misfit}; {} is a `{}`",
                 rule.path,
-                target_name(target),
                 member_words(&walked),
                 graph.label(id)
             ));
@@ -86,32 +82,6 @@ fn plain(graph: &ShapeGraph, id: NodeId) -> NodeId {
         id = next;
     }
     id
-}
-
-fn fits(node: &Node, target: RuleTarget) -> bool {
-    match node {
-        Node::Scalar(Scalar::Json | Scalar::JsonObject) => true,
-        Node::Scalar(s) => match target {
-            RuleTarget::Number => {
-                matches!(s, Scalar::Int(_) | Scalar::Float(_) | Scalar::Decimal)
-            }
-            RuleTarget::Text => matches!(
-                s,
-                Scalar::String
-                    | Scalar::Char
-                    | Scalar::Date
-                    | Scalar::Time
-                    | Scalar::DateTime
-                    | Scalar::DateTimeOffset
-                    | Scalar::Uuid
-                    | Scalar::Url
-            ),
-            _ => false,
-        },
-        Node::Seq { .. } => target == RuleTarget::Items,
-        Node::Enum(e) => target == RuleTarget::Text && e.is_unit_only(),
-        _ => false,
-    }
 }
 
 fn members_named(graph: &ShapeGraph, node: &Node, name: &str, out: &mut Vec<NodeId>, depth: u32) {
@@ -243,9 +213,9 @@ pub(crate) fn check_on_schema(schema: &Value, rule: &MemberRule) -> Result<(), S
         push_step(&mut walked, step);
         current = next;
     }
-    let Some(target) = rule.target else {
+    if rule.kind.is_none() {
         return Ok(());
-    };
+    }
     let mut types: Vec<&str> = Vec::new();
     for node in &current {
         match node.get("type") {
@@ -254,21 +224,21 @@ pub(crate) fn check_on_schema(schema: &Value, rule: &MemberRule) -> Result<(), S
             _ => return Ok(()), // untyped: the rule may apply
         }
     }
-    let wanted: &[&str] = match target {
-        RuleTarget::Number => &["number", "integer"],
-        RuleTarget::Text => &["string"],
-        RuleTarget::Items => &["array"],
-        RuleTarget::Other => &[],
-    };
-    if types.iter().any(|t| wanted.contains(t)) {
+    if types
+        .iter()
+        .any(|t| rule.misfit(schema_type_target(t)).is_none())
+    {
         return Ok(());
     }
+    // No type listed fits: the rule's family is refused by every one of them alike.
+    let Some(misfit) = rule.misfit(RuleTarget::Other) else {
+        return Ok(());
+    };
     types.retain(|t| *t != "null");
     types.dedup();
     Err(format!(
-        "rule `{}`: {} rules do not apply to {}, of type {}",
+        "rule `{}`: {misfit}; {} is of type {}",
         rule.path,
-        target_name(target),
         member_words(&walked),
         types.join(" or ")
     ))

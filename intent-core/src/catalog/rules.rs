@@ -5,7 +5,13 @@ use serde_json::Value;
 
 use super::path::RulePath;
 use crate::result::{IssueKind, ResultIssue};
+use crate::shape::rule_table::{
+    conflict, count_conflict, misfit, multiple_of_refusal, range_conflict, RuleKind, RuleNaming,
+};
 use crate::shape::{Pattern, RuleTarget, Rules};
+
+/// Intent files name rules by their JSON Schema keywords.
+const KEYWORD: RuleNaming = RuleNaming::Keyword;
 
 /// The rules on one member as written in an intent file (JSON Schema's keyword names).
 #[derive(Debug, Default, Deserialize)]
@@ -31,67 +37,42 @@ pub(crate) struct RawRules {
 pub(crate) struct MemberRule {
     pub(crate) path: RulePath,
     pub(crate) rules: Rules,
-    /// The kind of value the rules need (`None` when only `enum` is set).
-    pub(crate) target: Option<RuleTarget>,
+    /// The first rule that needs a kind of member (`None` when only `enum` is set): every other
+    /// rule set is of its family.
+    pub(crate) kind: Option<RuleKind>,
 }
 
 impl MemberRule {
-    /// Compiles the rules at `path`, refusing contradictions and rules of mixed kinds.
+    /// Compiles the rules at `path`, refusing what the rule table refuses (rules of two families,
+    /// two bounds on one side, a range no number fits, ...) in the derive's words.
     pub(crate) fn compile(path: &str, raw: RawRules) -> Result<MemberRule, String> {
         let path = RulePath::parse(path)?;
-        let at = |message: String| format!("rule `{path}`: {message}");
+        let at = |message: &str| format!("rule `{path}`: {message}");
         let pattern = match &raw.pattern {
             Some(source) => Some(Pattern::new(source).map_err(|e| {
-                at(format!(
+                at(&format!(
                     "`pattern` is not a valid regular expression ({})",
                     regex_reason(&e.to_string())
                 ))
             })?),
             None => None,
         };
-        if let Some(m) = raw.multiple_of {
-            if m.is_nan() || m <= 0.0 {
-                return Err(at(format!(
-                    "`multipleOf` must be greater than 0, not {}",
-                    number(m)
-                )));
-            }
-        }
-        for (name, value) in [
-            ("minimum", raw.minimum),
-            ("maximum", raw.maximum),
-            ("exclusiveMinimum", raw.exclusive_minimum),
-            ("exclusiveMaximum", raw.exclusive_maximum),
+        for (kind, value) in [
+            (RuleKind::Minimum, raw.minimum),
+            (RuleKind::Maximum, raw.maximum),
+            (RuleKind::ExclusiveMinimum, raw.exclusive_minimum),
+            (RuleKind::ExclusiveMaximum, raw.exclusive_maximum),
+            (RuleKind::MultipleOf, raw.multiple_of),
         ] {
             if value.is_some_and(|v| !v.is_finite()) {
-                return Err(at(format!("`{name}` must be a finite number")));
-            }
-        }
-        let lower = bound(raw.minimum, raw.exclusive_minimum, f64::max);
-        let upper = bound(raw.maximum, raw.exclusive_maximum, f64::min);
-        if let (Some((lo, lo_open)), Some((hi, hi_open))) = (lower, upper) {
-            if lo > hi || (lo == hi && (lo_open || hi_open)) {
-                return Err(at(format!(
-                    "no number fits: the lower bound {} is not below the upper bound {}",
-                    number(lo),
-                    number(hi)
+                return Err(at(&format!(
+                    "`{}` must be a finite number",
+                    kind.name(KEYWORD)
                 )));
-            }
-        }
-        for (what, min, max) in [
-            ("minLength", raw.min_length, raw.max_length),
-            ("minItems", raw.min_items, raw.max_items),
-        ] {
-            if let (Some(min), Some(max)) = (min, max) {
-                if min > max {
-                    return Err(at(format!(
-                        "`{what}` ({min}) is greater than its maximum ({max})"
-                    )));
-                }
             }
         }
         if raw.allowed.as_ref().is_some_and(Vec::is_empty) {
-            return Err(at("`enum` is empty; list at least one allowed value".into()));
+            return Err(at("`enum` is empty; list at least one allowed value"));
         }
         let rules = Rules {
             minimum: raw.minimum,
@@ -107,15 +88,38 @@ impl MemberRule {
             unique_items: raw.unique_items.unwrap_or(false),
             allowed: raw.allowed,
         };
-        if rules.is_empty() {
-            return Err(at("it sets no rule; remove it or add one".into()));
+        let set = set_kinds(&rules);
+        if set.is_empty() {
+            return Err(at("it sets no rule; remove it or add one"));
         }
-        let target = target_of(&rules).map_err(at)?;
-        Ok(MemberRule {
+        refusal(&rules, &set).map_or(Ok(()), |(message, values)| {
+            Err(match values {
+                Some(values) => format!("{} ({values})", at(message)),
+                None => at(message),
+            })
+        })?;
+        let kind = set.iter().copied().find(|k| k.family().is_some());
+        Ok(MemberRule { path, rules, kind })
+    }
+
+    /// A rule at `path` that sets nothing but needs a member of kind `target` (`None`: any), for
+    /// checks that only ask whether a path fits a kind of value (an intent test's `matches`).
+    pub(crate) fn needing(path: RulePath, target: Option<RuleTarget>) -> MemberRule {
+        let kind = target.and_then(|target| {
+            RuleKind::ALL
+                .into_iter()
+                .find(|kind| kind.family() == Some(target))
+        });
+        MemberRule {
             path,
-            rules,
-            target,
-        })
+            rules: Rules::default(),
+            kind,
+        }
+    }
+
+    /// Why the rules do not apply to a member whose rule target is `target`, or `None`.
+    pub(crate) fn misfit(&self, target: RuleTarget) -> Option<&'static str> {
+        self.kind.and_then(|kind| misfit(kind, target, KEYWORD))
     }
 
     /// The prompt's rule line: `- lines[].quantity: at least 1; at most 1000`.
@@ -137,58 +141,85 @@ impl MemberRule {
     }
 }
 
-/// The tighter of an inclusive and an exclusive bound, with whether it is exclusive.
-fn bound(
-    inclusive: Option<f64>,
-    exclusive: Option<f64>,
-    tighter: fn(f64, f64) -> f64,
-) -> Option<(f64, bool)> {
-    match (inclusive, exclusive) {
-        (Some(i), Some(e)) => {
-            let t = tighter(i, e);
-            Some((t, t == e))
+/// The rules set, in the table's order.
+fn set_kinds(rules: &Rules) -> Vec<RuleKind> {
+    RuleKind::ALL
+        .into_iter()
+        .filter(|kind| match kind {
+            RuleKind::Minimum => rules.minimum.is_some(),
+            RuleKind::Maximum => rules.maximum.is_some(),
+            RuleKind::ExclusiveMinimum => rules.exclusive_minimum.is_some(),
+            RuleKind::ExclusiveMaximum => rules.exclusive_maximum.is_some(),
+            RuleKind::MultipleOf => rules.multiple_of.is_some(),
+            RuleKind::MinLength => rules.min_length.is_some(),
+            RuleKind::MaxLength => rules.max_length.is_some(),
+            RuleKind::Pattern => rules.pattern.is_some(),
+            RuleKind::MinItems => rules.min_items.is_some(),
+            RuleKind::MaxItems => rules.max_items.is_some(),
+            RuleKind::UniqueItems => rules.unique_items,
+            RuleKind::Allowed => rules.allowed.is_some(),
+        })
+        .collect()
+}
+
+/// The first thing the rule table refuses in `rules` (whose set rules are `set`), with the values
+/// involved for the message.
+fn refusal(rules: &Rules, set: &[RuleKind]) -> Option<(&'static str, Option<String>)> {
+    for (i, &a) in set.iter().enumerate() {
+        for &b in &set[i + 1..] {
+            if let Some(message) = conflict(a, b, KEYWORD) {
+                return Some((message, None));
+            }
         }
-        (Some(i), None) => Some((i, false)),
-        (None, Some(e)) => Some((e, true)),
-        (None, None) => None,
     }
-}
-
-/// The one kind of value the rules need, or why they mix kinds.
-fn target_of(rules: &Rules) -> Result<Option<RuleTarget>, String> {
-    let number = rules.minimum.is_some()
-        || rules.maximum.is_some()
-        || rules.exclusive_minimum.is_some()
-        || rules.exclusive_maximum.is_some()
-        || rules.multiple_of.is_some();
-    let text = rules.min_length.is_some() || rules.max_length.is_some() || rules.pattern.is_some();
-    let items = rules.min_items.is_some() || rules.max_items.is_some() || rules.unique_items;
-    let kinds: Vec<(RuleTarget, &str)> = [
-        (number, RuleTarget::Number, "number"),
-        (text, RuleTarget::Text, "text"),
-        (items, RuleTarget::Items, "list"),
-    ]
-    .into_iter()
-    .filter(|(set, _, _)| *set)
-    .map(|(_, target, name)| (target, name))
-    .collect();
-    match kinds.as_slice() {
-        [] => Ok(None),
-        [(target, _)] => Ok(Some(*target)),
-        [(_, a), (_, b), ..] => Err(format!(
-            "it mixes {a} rules and {b} rules; one member is either a number, a text or a list"
-        )),
+    let lows = [
+        (RuleKind::Minimum, rules.minimum),
+        (RuleKind::ExclusiveMinimum, rules.exclusive_minimum),
+    ];
+    let highs = [
+        (RuleKind::Maximum, rules.maximum),
+        (RuleKind::ExclusiveMaximum, rules.exclusive_maximum),
+    ];
+    for (low, lo) in lows {
+        for (high, hi) in highs {
+            if let (Some(lo), Some(hi)) = (lo, hi) {
+                if let Some(message) = range_conflict(low, lo, high, hi, KEYWORD) {
+                    let values = format!(
+                        "{} {}, {} {}",
+                        low.name(KEYWORD),
+                        number(lo),
+                        high.name(KEYWORD),
+                        number(hi)
+                    );
+                    return Some((message, Some(values)));
+                }
+            }
+        }
     }
-}
-
-/// What a rule kind applies to, in words.
-pub(crate) fn target_name(target: RuleTarget) -> &'static str {
-    match target {
-        RuleTarget::Number => "number",
-        RuleTarget::Text => "text",
-        RuleTarget::Items => "list",
-        RuleTarget::Other => "other",
+    for (low, min, high, max) in [
+        (
+            RuleKind::MinLength,
+            rules.min_length,
+            RuleKind::MaxLength,
+            rules.max_length,
+        ),
+        (
+            RuleKind::MinItems,
+            rules.min_items,
+            RuleKind::MaxItems,
+            rules.max_items,
+        ),
+    ] {
+        if let (Some(min), Some(max)) = (min, max) {
+            if let Some(message) = count_conflict(low, min, high, max, KEYWORD) {
+                let values = format!("{} {min}, {} {max}", low.name(KEYWORD), high.name(KEYWORD));
+                return Some((message, Some(values)));
+            }
+        }
     }
+    let step = rules.multiple_of?;
+    multiple_of_refusal(step, KEYWORD)
+        .map(|message| (message, Some(format!("got {}", number(step)))))
 }
 
 /// The messages of every rule `value` breaks (the reader's own rule checks). A value of another
@@ -247,17 +278,68 @@ mod tests {
 
     #[test]
     fn refuses_contradictions_and_mixed_kinds() {
-        assert!(rule("a", json!({"minimum": 5, "maximum": 1}))
-            .unwrap_err()
-            .contains("no number fits"));
-        assert!(rule("a", json!({"minimum": 1, "maxLength": 3}))
-            .unwrap_err()
-            .contains("mixes number rules and text rules"));
+        assert_eq!(
+            rule("a", json!({"minimum": 5, "maximum": 1})).unwrap_err(),
+            "rule `a`: conflicting rules: `minimum` and `maximum` leave no number that satisfies \
+             both (minimum 5, maximum 1)"
+        );
+        assert_eq!(
+            rule("a", json!({"minimum": 1, "maxLength": 3})).unwrap_err(),
+            "rule `a`: conflicting rules: number rules and text rules cannot be set on one \
+             member; a member is a number, a text or a list"
+        );
+        assert_eq!(
+            rule("a", json!({"minLength": 4, "maxLength": 3})).unwrap_err(),
+            "rule `a`: conflicting rules: `minLength` is greater than `maxLength` (minLength 4, \
+             maxLength 3)"
+        );
         assert!(rule("a", json!({"pattern": "("}))
             .unwrap_err()
             .contains("not a valid regular expression"));
-        assert!(rule("a", json!({"multipleOf": 0})).is_err());
+        assert_eq!(
+            rule("a", json!({"multipleOf": 0})).unwrap_err(),
+            "rule `a`: `multipleOf` must be greater than 0 (got 0)"
+        );
         assert!(rule("a", json!({"enum": []})).is_err());
         assert!(rule("a", json!({})).is_err());
+    }
+
+    /// The derive refuses `minimum` with `exclusive_minimum`; so does the catalog, in the same
+    /// words (the keyword names aside).
+    #[test]
+    fn refuses_an_inclusive_and_an_exclusive_bound_on_one_side_as_the_derive_does() {
+        assert_eq!(
+            rule("price", json!({"minimum": 0, "exclusiveMinimum": 0})).unwrap_err(),
+            "rule `price`: conflicting rules: `minimum` and `exclusiveMinimum` both bound the \
+             number from below; keep one"
+        );
+        assert_eq!(
+            rule("price", json!({"exclusiveMaximum": 9, "maximum": 10})).unwrap_err(),
+            "rule `price`: conflicting rules: `maximum` and `exclusiveMaximum` both bound the \
+             number from above; keep one"
+        );
+        let open = rule(
+            "price",
+            json!({"exclusiveMinimum": 0, "exclusiveMaximum": 0}),
+        );
+        assert_eq!(
+            open.unwrap_err(),
+            "rule `price`: conflicting rules: `exclusiveMinimum` and `exclusiveMaximum` leave no \
+             number that satisfies both (exclusiveMinimum 0, exclusiveMaximum 0)"
+        );
+        assert!(rule("price", json!({"exclusiveMinimum": 0, "maximum": 5})).is_ok());
+    }
+
+    /// A text rule needs a member whose JSON form is text: a `Uuid` is one, for the derive too.
+    #[test]
+    fn text_rules_fit_what_the_rule_table_calls_text() {
+        let id = rule("id", json!({"pattern": "^[0-9a-f-]{36}$"})).unwrap();
+        assert_eq!(id.misfit(RuleTarget::Text), None);
+        assert!(id
+            .misfit(RuleTarget::Number)
+            .unwrap()
+            .starts_with("text rules (`minLength`, `maxLength`, `pattern`) apply only to text"));
+        let tags = rule("tags", json!({"enum": ["a"]})).unwrap();
+        assert_eq!(tags.misfit(RuleTarget::Other), None);
     }
 }

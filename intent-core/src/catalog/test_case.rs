@@ -37,7 +37,7 @@ use super::path::{RulePath, Step};
 use super::resolve;
 use super::rules::{regex_reason, MemberRule};
 use crate::result::{IssueKind, ResultIssue};
-use crate::shape::{NodeId, Pattern, RuleTarget, Rules, ShapeGraph};
+use crate::shape::{NodeId, Pattern, RuleTarget, ShapeGraph};
 
 /// The longest value shown in a message, in characters.
 const MAX_SHOWN_CHARS: usize = 200;
@@ -583,11 +583,7 @@ impl Condition {
 
 /// The rule that stands for a check's path and the kind of value a condition needs.
 fn as_rule(check: &MemberCheck, target: Option<RuleTarget>) -> MemberRule {
-    MemberRule {
-        path: check.path.clone(),
-        rules: Rules::default(),
-        target,
-    }
+    MemberRule::needing(check.path.clone(), target)
 }
 
 /// Checks a check's path and kinds against a JSON Schema, and that the values it compares with

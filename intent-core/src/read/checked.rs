@@ -550,9 +550,14 @@ impl Names<'_> {
             Names::Fields(fields) => fields
                 .iter()
                 .position(|f| f.name == name || f.aliases.iter().any(|a| a == name)),
+            // A name no variant has is the `#[serde(other)]` variant's, as serde reads it.
             Names::Variants(variants) => variants
                 .iter()
-                .position(|v| v.name == name || v.aliases.iter().any(|a| a == name)),
+                .position(|v| v.name == name || v.aliases.iter().any(|a| a == name))
+                .or_else(|| {
+                    let other = super::enums::other_taking(variants, name)?;
+                    variants.iter().position(|v| std::ptr::eq(v, other))
+                }),
         };
         found.ok_or_else(refuse)
     }

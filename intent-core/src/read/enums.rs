@@ -9,18 +9,29 @@ use super::path::Path;
 use super::scalar::describe;
 use super::verify::Walker;
 
-/// The variant named `name`: by wire name or alias, then the same ignoring ASCII case.
+/// The variant named `name`: by wire name or alias, then the same ignoring ASCII case, then the
+/// `#[serde(other)]` variant, which serde reads any other tag as.
 pub(crate) fn find_variant<'e>(e: &'e EnumShape, name: &str) -> Option<&'e Variant> {
     let name = name.trim();
     e.variants
         .iter()
         .find(|v| v.name == name || v.aliases.iter().any(|a| a == name))
-        .or_else(|| {
-            e.variants.iter().find(|v| {
-                v.name.eq_ignore_ascii_case(name)
-                    || v.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
-            })
-        })
+        .or_else(|| e.variants.iter().find(|v| is_named(v, name)))
+        .or_else(|| other_taking(&e.variants, name))
+}
+
+/// The `#[serde(other)]` variant among `variants`, when it takes `name`: no variant is named so in
+/// any ASCII case (a name that is one in another case is read as that variant, not as `other`).
+pub(crate) fn other_taking<'v>(variants: &'v [Variant], name: &str) -> Option<&'v Variant> {
+    let other = variants.iter().find(|v| v.other)?;
+    (!variants.iter().any(|v| is_named(v, name))).then_some(other)
+}
+
+/// True when `name` names `v` (its wire name or an alias, in any ASCII case), rather than being
+/// taken by `v` as the `#[serde(other)]` variant.
+pub(crate) fn is_named(v: &Variant, name: &str) -> bool {
+    let name = name.trim();
+    v.name.eq_ignore_ascii_case(name) || v.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
 }
 
 /// The variants' names, for messages: `Open, Closed`.
@@ -42,9 +53,13 @@ fn unknown(e: &EnumShape, got: &Value) -> String {
     )
 }
 
-/// Replaces `slot` with the variant's canonical name when it was written otherwise.
+/// Replaces `slot` with the variant's canonical name when it was written otherwise. A tag the
+/// `#[serde(other)]` variant takes stays as written: serde reads it as that variant all the same.
 fn canonical(slot: &mut String, variant: &Variant) {
-    if *slot != *variant.name && !variant.aliases.iter().any(|a| a == slot) {
+    if *slot != *variant.name
+        && !variant.aliases.iter().any(|a| a == slot)
+        && is_named(variant, slot)
+    {
         *slot = variant.name.to_string();
     }
 }
@@ -91,7 +106,7 @@ fn external<'g>(w: &mut Walker<'g>, e: &'g EnumShape, value: &mut Value, path: &
             };
             let here = path.key(name);
             content_of(w, v, content, &here);
-            if *name != *v.name && !v.aliases.iter().any(|a| a == name) {
+            if *name != *v.name && !v.aliases.iter().any(|a| a == name) && is_named(v, name) {
                 let content = std::mem::take(content);
                 map.clear();
                 map.insert(v.name.to_string(), content);

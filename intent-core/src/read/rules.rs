@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use crate::result::{IssueKind, ResultIssue};
-use crate::shape::Rules;
+pub(crate) use crate::shape::number as num;
+use crate::shape::{plural, Rules};
 
 use super::lenient::clip;
 use super::path::Path;
@@ -221,25 +222,6 @@ fn is_multiple(v: f64, step: f64) -> bool {
     }
     let ratio = v / step;
     (ratio - ratio.round()).abs() <= 1e-9 * ratio.abs().max(1.0)
-}
-
-/// A number without a needless `.0`.
-pub(crate) fn num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else if v.abs() >= 1e15 {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
-}
-
-fn plural(n: u64, word: &str) -> String {
-    if n == 1 {
-        word.to_owned()
-    } else {
-        format!("{word}s")
-    }
 }
 
 #[cfg(test)]

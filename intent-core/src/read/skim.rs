@@ -309,10 +309,12 @@ impl<'g> Skim<'g> {
                 | Scalar::Url
                 | Scalar::Decimal,
             ) => true,
-            Node::Enum(e) => e.variants.iter().any(|var| {
-                matches!(var.kind, VariantKind::Unit)
-                    && (var.name == v || var.aliases.iter().any(|a| a == v))
-            }),
+            Node::Enum(e) => {
+                e.variants.iter().any(|var| {
+                    matches!(var.kind, VariantKind::Unit)
+                        && (var.name == v || var.aliases.iter().any(|a| a == v))
+                }) || super::enums::other_taking(&e.variants, v).is_some()
+            }
             _ => false,
         };
         if !ok {

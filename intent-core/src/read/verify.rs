@@ -239,7 +239,7 @@ impl<'g> Walker<'g> {
                 Err("The key must be exactly one character.".to_owned())
             }
             Node::Enum(e) if e.is_unit_only() => match enums::find_variant(e, name) {
-                Some(v) if v.name == name => Ok(None),
+                Some(v) if v.name == name || !enums::is_named(v, name) => Ok(None),
                 Some(v) => Ok(Some(v.name.to_string())),
                 None => Err(format!(
                     "The key must be one of: {}; got {}.",

@@ -210,8 +210,15 @@ impl ShapeGraph {
         write_doc(out, e.doc.as_deref());
         if e.is_unit_only() {
             out.push_str(" is one of: ");
-            let names: Vec<&str> = e.variants.iter().map(|v| &*v.name).collect();
-            out.push_str(&names.join(", "));
+            for (i, v) in e.variants.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&v.name);
+                if v.other {
+                    out.push_str(OTHER_NOTE);
+                }
+            }
             return;
         }
         match &e.repr {
@@ -269,6 +276,9 @@ impl ShapeGraph {
                 (EnumRepr::Untagged, None) => out.push_str("null"),
                 (EnumRepr::Untagged, Some(c)) => out.push_str(&c),
             }
+            if v.other {
+                out.push_str(OTHER_NOTE);
+            }
             write_doc(out, v.doc.as_deref());
         }
     }
@@ -287,6 +297,10 @@ impl ShapeGraph {
         self.label(inner)
     }
 }
+
+/// After a `#[serde(other)]` variant: the model is told to pick it when no other variant fits (any
+/// other tag reads as it, so this is what such a reply means).
+const OTHER_NOTE: &str = " (when no other fits)";
 
 fn write_doc(out: &mut String, doc: Option<&str>) {
     if let Some(doc) = doc {

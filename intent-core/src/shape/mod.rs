@@ -25,7 +25,8 @@ mod strict;
 
 pub use builder::ShapeGraph;
 pub use info::{TargetKind, TypeInfo};
-pub(crate) use rules::number;
+pub use rules::table as rule_table;
+pub(crate) use rules::{number, plural};
 pub use rules::{Pattern, RuleTarget, Rules};
 
 use std::borrow::Cow;
@@ -308,6 +309,8 @@ pub struct Variant {
     pub doc: Option<Cow<'static, str>>,
     /// The variant's content.
     pub kind: VariantKind,
+    /// `#[serde(other)]` (on a unit variant): a tag naming no other variant reads as this one.
+    pub other: bool,
 }
 
 /// The content of a variant.

@@ -9,6 +9,8 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use regex::Regex;
 
+pub mod table;
+
 /// The rules on one member.
 ///
 /// ```
@@ -140,10 +142,13 @@ impl Rules {
     }
 }
 
-/// Formats a rule's number without a needless `.0`.
+/// A rule's number as every message writes it: whole numbers without a needless `.0` (`5`, not
+/// `5.0`), very large or small magnitudes in exponent form (`1e20`), others as Rust prints them.
 pub(crate) fn number(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
+    } else if v.is_finite() && (v.abs() >= 1e15 || (v != 0.0 && v.abs() < 1e-6)) {
+        format!("{v:e}")
     } else {
         format!("{v}")
     }

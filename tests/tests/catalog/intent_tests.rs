@@ -72,7 +72,7 @@ fn every_misfit_test_is_refused_with_its_line_and_reason() {
         (
             triage("      - input: x\n        checks:\n          urgency: { matches: \"^[1-5]$\" }\n"),
             14,
-            "test `test 1`: check `urgency`: `matches` does not apply here: text rules do not apply to `urgency`, of type integer",
+            "test `test 1`: check `urgency`: `matches` does not apply here: text rules (`minLength`, `maxLength`, `pattern`) apply only to text: strings, characters, dates and times, UUIDs, URLs and enums of unit variants; `urgency` is of type integer",
         ),
         (
             triage("      - input: x\n        checks:\n          urgency: { equals: high }\n"),

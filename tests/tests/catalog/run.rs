@@ -507,7 +507,10 @@ fn the_first_run_with_a_type_checks_rule_members_kinds_and_examples() {
         message(catalog.check::<Counted>("purchase-request")),
         (
             Some(3),
-            "rule `sku`: text rules do not apply to `sku`, a `uint`".to_owned()
+            "rule `sku`: text rules (`minLength`, `maxLength`, `pattern`) apply only to text: \
+             strings, characters, dates and times, UUIDs, URLs and enums of unit variants; `sku` \
+             is a `uint`"
+                .to_owned()
         )
     );
     // The verdict is kept: asking again gives the same answer without walking the type again.

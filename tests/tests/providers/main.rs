@@ -6,6 +6,7 @@ mod gemini;
 mod odd_replies;
 mod openai;
 mod reasoning;
+mod redirects;
 mod responses;
 mod secrets;
 mod support;

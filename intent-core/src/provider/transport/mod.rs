@@ -1,13 +1,19 @@
 //! The HTTP transport the providers share: one client per provider, a timeout per request, retries
 //! with backoff on transport faults, and the provider's own message on errors.
+//!
+//! The key stays where it belongs: a redirect to another origin is never followed (see
+//! [`redirect`]), and a reply that echoes the key (in its `model`, its answer, anything a later
+//! stage records, prompts or logs) has it replaced by `[redacted]` before it leaves the transport
+//! ([`Redact`]).
 
 mod error_body;
+mod redirect;
 mod retry;
 mod secret;
 mod settings;
 
 pub use retry::RetryPolicy;
-pub(crate) use secret::ApiKey;
+pub(crate) use secret::{ApiKey, Redact};
 pub(crate) use settings::{check_base_url, env_var, transport_settings, EnvEndpoint};
 
 use std::fmt::Write as _;
@@ -85,6 +91,7 @@ impl Transport {
             .get_or_init(|| {
                 reqwest::Client::builder()
                     .connect_timeout(self.connect_timeout)
+                    .redirect(redirect::policy())
                     .user_agent(concat!("intent/", env!("CARGO_PKG_VERSION")))
                     .build()
                     .map_err(|e| error_chain(&e.without_url()))
@@ -188,6 +195,20 @@ impl Transport {
         let status = response.status();
         if status.is_success() {
             return self.read_body(response, post).await;
+        }
+        if status.is_redirection() {
+            // A redirect the policy did not follow: nothing was sent past it.
+            let message = redirect::refusal(status, response.headers(), response.url(), post.url);
+            let error = ProviderError::http(status.as_u16(), post.key.redact(message))
+                .with_provider(post.provider);
+            return Err(Fault {
+                error: ProviderError {
+                    kind: ProviderErrorKind::Config,
+                    ..error
+                },
+                retryable: false,
+                server_delay: None,
+            });
         }
         // Only a failed reply's headers are needed after its body is read (`retry-after`, ...).
         let headers = response.headers().clone();
@@ -419,8 +440,9 @@ pub(crate) fn json_body(
 
 impl Transport {
     /// Posts `body` to the target's endpoint (built once, with `headers`, in `prepared`) and reads
-    /// the reply with `parse`. No error carries the key.
-    pub(crate) async fn send_json<R>(
+    /// the reply with `parse`. Neither the reply nor any error carries the key: a server echoing
+    /// it has it redacted here, before any later stage sees the text.
+    pub(crate) async fn send_json<R: Redact>(
         &self,
         prepared: &Prepared,
         target: Target<'_>,
@@ -448,16 +470,16 @@ impl Transport {
     }
 
     /// Posts to an endpoint the provider built itself (one that changes per request, like
-    /// Gemini's `models/{model}:generateContent`) and reads the reply with `parse`. No error
-    /// carries the key.
-    pub(crate) async fn send_json_at<R>(
+    /// Gemini's `models/{model}:generateContent`) and reads the reply with `parse`. Neither the
+    /// reply nor any error carries the key: a server echoing it has it redacted here.
+    pub(crate) async fn send_json_at<R: Redact>(
         &self,
         post: Post<'_>,
         parse: impl FnOnce(&[u8]) -> Result<R, ProviderError>,
     ) -> Result<R, ProviderError> {
         let (provider, key) = (post.provider, post.key);
         let reply = self.post(post).await?;
-        parse(&reply).map_err(|mut e| {
+        parse(&reply).map(|r| r.redact(key)).map_err(|mut e| {
             // A reply echoing the key must not carry it into an error.
             e.message = key.redact(std::mem::take(&mut e.message));
             e.with_provider(provider)

@@ -32,6 +32,7 @@ fn variant(name: &'static str, kind: VariantKind) -> Variant {
         aliases: Vec::new(),
         doc: None,
         kind,
+        other: false,
     }
 }
 
