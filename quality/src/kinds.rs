@@ -116,7 +116,7 @@ pub mod ruled {
         /// The amount paid.
         #[intent(exclusive_minimum = 0)]
         pub amount: f64,
-        /// The ISO 4217 currency code, such as EUR.
+        /// The currency as its ISO 4217 code.
         #[intent(pattern = "^[A-Z]{3}$")]
         pub currency: String,
     }

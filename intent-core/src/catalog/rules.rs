@@ -3,12 +3,12 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::path::RulePath;
+use super::path::{RulePath, Step};
 use crate::result::{IssueKind, ResultIssue};
 use crate::shape::rule_table::{
     conflict, count_conflict, misfit, multiple_of_refusal, range_conflict, RuleKind, RuleNaming,
 };
-use crate::shape::{Pattern, RuleTarget, Rules};
+use crate::shape::{rule_line, MemberStep, Pattern, RuleTarget, Rules};
 
 /// Intent files name rules by their JSON Schema keywords.
 const KEYWORD: RuleNaming = RuleNaming::Keyword;
@@ -122,13 +122,19 @@ impl MemberRule {
         self.kind.and_then(|kind| misfit(kind, target, KEYWORD))
     }
 
-    /// The prompt's rule line: `- lines[].quantity: at least 1; at most 1000`.
+    /// The prompt's rule line, worded as the derive's: `` - `quantity` of each element of `lines`: at least 1; at most 1000 ``.
     pub(crate) fn line(&self) -> String {
-        format!(
-            "- {}: {}",
-            self.path.display_name(),
-            self.rules.statements().join("; ")
-        )
+        let steps: Vec<MemberStep<'_>> = self
+            .path
+            .steps()
+            .iter()
+            .map(|step| match step {
+                Step::Member(name) => MemberStep::Member(name),
+                Step::Items => MemberStep::Each,
+                Step::Values => MemberStep::EachValue,
+            })
+            .collect();
+        rule_line(&steps, false, &self.rules.statements())
     }
 
     /// Checks the rules on every value the path reaches in `root` (the reply's value).

@@ -5,9 +5,11 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::Validator;
 use serde_json::Value;
 
+use super::path::Step;
 use super::rules::number;
 use crate::result::{IssueKind, ResultIssue};
 use crate::schema::build_envelope_from_schema;
+use crate::shape::{plural, rule_line, MemberStep};
 
 /// How deep the schema is walked for constraints to state.
 const MAX_STATED_DEPTH: usize = 32;
@@ -83,7 +85,7 @@ impl SchemaShape {
     /// The schema's constraints that the strict copy drops, as rule lines for the prompt.
     pub(crate) fn constraint_lines(&self) -> Vec<String> {
         let mut out = Vec::new();
-        stated(&self.schema, String::new(), 0, &mut out);
+        stated(&self.schema, &mut Vec::new(), 0, &mut out);
         out
     }
 }
@@ -101,7 +103,7 @@ fn sentence(message: &str) -> String {
     out
 }
 
-fn stated(node: &Value, path: String, depth: usize, out: &mut Vec<String>) {
+fn stated(node: &Value, path: &mut Vec<Step>, depth: usize, out: &mut Vec<String>) {
     if depth > MAX_STATED_DEPTH {
         return;
     }
@@ -127,38 +129,48 @@ fn stated(node: &Value, path: String, depth: usize, out: &mut Vec<String>) {
         words.push(format!("a multiple of {}", number(v)));
     }
     if let Some(v) = count("minLength") {
-        words.push(format!("at least {v} characters"));
+        words.push(format!("at least {v} {}", plural(v, "character")));
     }
     if let Some(v) = count("maxLength") {
-        words.push(format!("at most {v} characters"));
+        words.push(format!("at most {v} {}", plural(v, "character")));
     }
     if let Some(p) = map.get("pattern").and_then(Value::as_str) {
         words.push(format!("matching the regular expression {p}"));
     }
     if let Some(v) = count("minItems") {
-        words.push(format!("at least {v} elements"));
+        words.push(format!("at least {v} {}", plural(v, "element")));
     }
     if let Some(v) = count("maxItems") {
-        words.push(format!("at most {v} elements"));
+        words.push(format!("at most {v} {}", plural(v, "element")));
     }
     if map.get("uniqueItems") == Some(&Value::Bool(true)) {
         words.push("no two elements equal".to_owned());
     }
     if !words.is_empty() {
-        let name = if path.is_empty() { "<result>" } else { &path };
-        out.push(format!("- {name}: {}", words.join("; ")));
+        let nullable = match map.get("type") {
+            Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+            _ => false,
+        };
+        let steps: Vec<MemberStep<'_>> = path
+            .iter()
+            .map(|step| match step {
+                Step::Member(name) => MemberStep::Member(name),
+                Step::Items => MemberStep::Each,
+                Step::Values => MemberStep::EachValue,
+            })
+            .collect();
+        out.push(rule_line(&steps, nullable, &words));
     }
     if let Some(Value::Object(properties)) = map.get("properties") {
         for (key, child) in properties {
-            let child_path = if path.is_empty() {
-                key.clone()
-            } else {
-                format!("{path}.{key}")
-            };
-            stated(child, child_path, depth + 1, out);
+            path.push(Step::Member(key.clone()));
+            stated(child, path, depth + 1, out);
+            path.pop();
         }
     }
     if let Some(items) = map.get("items") {
-        stated(items, format!("{path}[]"), depth + 1, out);
+        path.push(Step::Items);
+        stated(items, path, depth + 1, out);
+        path.pop();
     }
 }

@@ -26,7 +26,7 @@ mod strict;
 pub use builder::ShapeGraph;
 pub use info::{TargetKind, TypeInfo};
 pub use rules::table as rule_table;
-pub(crate) use rules::{number, plural};
+pub(crate) use rules::{number, plural, rule_line, MemberStep};
 pub use rules::{Pattern, RuleTarget, Rules};
 
 use std::borrow::Cow;

@@ -227,33 +227,39 @@ impl PartialEq for Pattern {
 }
 
 impl super::ShapeGraph {
-    /// One line per member that has rules, with the member's path (`lines[].quantity`) and the rules
-    /// in words. Each named type is walked once, so a recursive type's rules are listed once.
+    /// One line per member that has rules, the member named in words a model will not mistake for
+    /// an answer ("`quantity` of each element of `lines`", never `lines[].quantity`), then its
+    /// rules. Each named type is walked once, so a recursive type's rules are listed once.
     pub fn rule_lines(&self, root: super::NodeId) -> Vec<String> {
         use super::{Node, StructKind, VariantKind};
         let mut out = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![(root, String::new())];
+        let mut stack = vec![(root, Vec::<Seg>::new())];
         while let Some((id, path)) = stack.pop() {
             if !seen.insert(id) {
                 continue;
             }
-            let mut children: Vec<(super::NodeId, String)> = Vec::new();
+            let mut children: Vec<(super::NodeId, Vec<Seg>)> = Vec::new();
+            let with = |seg: Seg| {
+                let mut p = path.clone();
+                p.push(seg);
+                p
+            };
             match self.node(id) {
                 Node::Option(inner) => children.push((*inner, path.clone())),
-                Node::Seq { item, .. } => children.push((*item, format!("{path}[]"))),
-                Node::Map { value, .. } => children.push((*value, format!("{path}.*"))),
+                Node::Seq { item, .. } => children.push((*item, with(Seg::Each))),
+                Node::Map { value, .. } => children.push((*value, with(Seg::EachValue))),
                 Node::Tuple(items) => {
                     for (i, item) in items.iter().enumerate() {
-                        children.push((*item, format!("{path}[{i}]")));
+                        children.push((*item, with(Seg::Index(i))));
                     }
                 }
                 Node::Struct(s) => match &s.kind {
-                    StructKind::Named(f) => member_rules(f, &path, &mut out, &mut children),
+                    StructKind::Named(f) => self.member_rules(f, &path, &mut out, &mut children),
                     StructKind::Newtype(inner) => children.push((*inner, path.clone())),
                     StructKind::Tuple(items) => {
                         for (i, item) in items.iter().enumerate() {
-                            children.push((*item, format!("{path}[{i}]")));
+                            children.push((*item, with(Seg::Index(i))));
                         }
                     }
                     StructKind::Unit => {}
@@ -262,12 +268,12 @@ impl super::ShapeGraph {
                     for v in &e.variants {
                         match &v.kind {
                             VariantKind::Struct(f) => {
-                                member_rules(f, &path, &mut out, &mut children)
+                                self.member_rules(f, &path, &mut out, &mut children)
                             }
                             VariantKind::Newtype(inner) => children.push((*inner, path.clone())),
                             VariantKind::Tuple(items) => {
                                 for (i, item) in items.iter().enumerate() {
-                                    children.push((*item, format!("{path}[{i}]")));
+                                    children.push((*item, with(Seg::Index(i))));
                                 }
                             }
                             VariantKind::Unit => {}
@@ -281,26 +287,161 @@ impl super::ShapeGraph {
         }
         out
     }
+
+    fn member_rules(
+        &self,
+        fields: &[super::Field],
+        prefix: &[Seg],
+        out: &mut Vec<String>,
+        children: &mut Vec<(super::NodeId, Vec<Seg>)>,
+    ) {
+        for f in fields {
+            let mut member = prefix.to_vec();
+            if !f.flatten {
+                member.push(Seg::Member(f.name.to_string()));
+            }
+            let statements = f.rules.statements();
+            if !statements.is_empty() {
+                let nullable = matches!(self.node(f.ty), super::Node::Option(_));
+                let steps: Vec<MemberStep<'_>> = member.iter().map(Seg::step).collect();
+                out.push(rule_line(&steps, nullable, &statements));
+            }
+            children.push((f.ty, member));
+        }
+    }
 }
 
-fn member_rules(
-    fields: &[super::Field],
-    prefix: &str,
-    out: &mut Vec<String>,
-    children: &mut Vec<(super::NodeId, String)>,
-) {
-    for f in fields {
-        let member = if f.flatten {
-            prefix.to_owned()
-        } else if prefix.is_empty() {
-            f.name.to_string()
-        } else {
-            format!("{prefix}.{}", f.name)
-        };
-        let statements = f.rules.statements();
-        if !statements.is_empty() {
-            out.push(format!("- {member}: {}", statements.join("; ")));
+/// A step of a path while the shape is walked (owned, since the walk outlives no field).
+#[derive(Debug, Clone)]
+enum Seg {
+    Member(String),
+    Each,
+    EachValue,
+    Index(usize),
+}
+
+impl Seg {
+    fn step(&self) -> MemberStep<'_> {
+        match self {
+            Seg::Member(name) => MemberStep::Member(name),
+            Seg::Each => MemberStep::Each,
+            Seg::EachValue => MemberStep::EachValue,
+            Seg::Index(i) => MemberStep::Index(*i),
         }
-        children.push((f.ty, member));
+    }
+}
+
+/// One step of a member's path, as a rule line names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MemberStep<'a> {
+    /// A named member of an object.
+    Member(&'a str),
+    /// Every element of a list.
+    Each,
+    /// Every value of a map.
+    EachValue,
+    /// The element at a fixed place of a tuple.
+    Index(usize),
+}
+
+/// A member's path in words, the one wording of every rule line (the derive's and an intent
+/// file's): "`lines`", "`address.city`", "`quantity` of each element of `lines`", "each element",
+/// "the result". A small model copies what looks like an answer, so a path is never written in a
+/// notation such as `lines[].quantity` or `[]`, which it may take for one.
+///
+/// ```ignore
+/// use MemberStep::*;
+/// assert_eq!(member_subject(&[Member("lines"), Each, Member("quantity")]), "`quantity` of each element of `lines`");
+/// ```
+pub(crate) fn member_subject(path: &[MemberStep<'_>]) -> String {
+    fn render(context: &Option<String>, members: &[&str]) -> Option<String> {
+        if members.is_empty() {
+            return context.clone();
+        }
+        let dotted = format!("`{}`", members.join("."));
+        Some(match context {
+            Some(context) => format!("{dotted} of {context}"),
+            None => dotted,
+        })
+    }
+    let mut context: Option<String> = None;
+    let mut members: Vec<&str> = Vec::new();
+    for step in path {
+        let collection = match step {
+            MemberStep::Member(name) => {
+                members.push(name);
+                continue;
+            }
+            MemberStep::Each => "each element".to_owned(),
+            MemberStep::EachValue => "each value".to_owned(),
+            MemberStep::Index(i) => format!("the element at index {i}"),
+        };
+        context = Some(match render(&context, &members) {
+            Some(of) => format!("{collection} of {of}"),
+            None => collection,
+        });
+        members.clear();
+    }
+    render(&context, &members).unwrap_or_else(|| "the result".to_owned())
+}
+
+/// A rule line: the member in words, `, when not null` for a member that may be null (the rules
+/// hold only for a value), then the rules in words.
+pub(crate) fn rule_line(path: &[MemberStep<'_>], nullable: bool, statements: &[String]) -> String {
+    format!(
+        "- {}{}: {}",
+        member_subject(path),
+        if nullable { ", when not null" } else { "" },
+        statements.join("; ")
+    )
+}
+
+#[cfg(test)]
+mod wording_tests {
+    use super::MemberStep::*;
+    use super::*;
+
+    #[test]
+    fn paths_are_named_in_words() {
+        assert_eq!(member_subject(&[]), "the result");
+        assert_eq!(member_subject(&[Member("quantity")]), "`quantity`");
+        assert_eq!(
+            member_subject(&[Member("address"), Member("city")]),
+            "`address.city`"
+        );
+        assert_eq!(member_subject(&[Each]), "each element");
+        assert_eq!(
+            member_subject(&[Each, Member("sku")]),
+            "`sku` of each element"
+        );
+        assert_eq!(
+            member_subject(&[Member("lines"), Each, Member("quantity")]),
+            "`quantity` of each element of `lines`"
+        );
+        assert_eq!(
+            member_subject(&[Member("stock"), EachValue]),
+            "each value of `stock`"
+        );
+        assert_eq!(
+            member_subject(&[Member("grid"), Each, Each]),
+            "each element of each element of `grid`"
+        );
+        assert_eq!(
+            member_subject(&[Member("pair"), Index(1), Member("n")]),
+            "`n` of the element at index 1 of `pair`"
+        );
+    }
+
+    #[test]
+    fn a_rule_line_says_when_null_is_allowed() {
+        let rules = vec!["at least 1".to_owned(), "at most 9".to_owned()];
+        assert_eq!(
+            rule_line(&[Member("n")], true, &rules),
+            "- `n`, when not null: at least 1; at most 9"
+        );
+        assert_eq!(
+            rule_line(&[Member("n")], false, &rules[..1]),
+            "- `n`: at least 1"
+        );
     }
 }

@@ -184,7 +184,7 @@ async fn runs_a_typed_intent_with_the_files_options_and_states_its_rules() {
         "## Intent\nExtract the purchase request from this email.\n\n## Input (string)\nDana here: 40 of A-1192 please.\n\n## Output requirements\n"
     ));
     assert!(request.user.contains(
-        "Rules for members of <result>:\n- quantity: at least 1; at most 1000\n- sku: matching the regular expression ^[A-Z]-\\d+$\n- contact: at least 2 characters; at most 80 characters\nAdditional output requirements: The contact is the person who signs the email."
+        "Rules for members of <result>:\n- `quantity`: at least 1; at most 1000\n- `sku`: matching the regular expression ^[A-Z]-\\d+$\n- `contact`: at least 2 characters; at most 80 characters\nAdditional output requirements: The contact is the person who signs the email."
     ));
     assert!(request.user.contains(
         "Example 1 input:\nHi, Sam from Bolt Ltd. Please send 12 of B-220.\nExample 1 output:\n{\"value\": {\"contact\": \"Sam\", \"sku\": \"B-220\", \"quantity\": 12}}"
@@ -278,7 +278,7 @@ async fn the_callers_require_runs_with_the_files_rules() {
         ]
     );
     assert!(model.requests()[0].user.contains(
-        "- <result>: at least 1 element; at most 20 elements\n- [].sku: matching the regular expression ^[A-Z]-\\d+$\n- [].quantity: at least 1"
+        "- the result: at least 1 element; at most 20 elements\n- `sku` of each element: matching the regular expression ^[A-Z]-\\d+$\n- `quantity` of each element: at least 1"
     ));
 }
 
@@ -304,7 +304,7 @@ async fn a_text_intent_checks_its_length_rule_on_the_plain_reply() {
     );
     assert!(model.requests()[0]
         .user
-        .contains("Plain text only: no JSON, no markdown, no preamble.\nRules for the text:\n- <result>: at most 120 characters"));
+        .contains("Plain text only: no JSON, no markdown, no preamble.\nRules for the text:\n- the result: at most 120 characters"));
 }
 
 #[tokio::test]
@@ -345,7 +345,7 @@ async fn a_schema_intent_is_sent_strict_and_checked_against_the_full_schema() {
     );
     assert_eq!(schema["properties"]["value"]["additionalProperties"], false);
     assert!(request.user.contains(
-        "- urgency: at least 1; at most 5\n- tags: at most 3 elements; no two elements equal\n- tags[]: at most 20 characters; matching the regular expression ^[a-z-]+$"
+        "- `urgency`: at least 1; at most 5\n- `tags`: at most 3 elements; no two elements equal\n- each element of `tags`: at most 20 characters; matching the regular expression ^[a-z-]+$"
     ));
     assert_eq!(request.max_output_tokens, Some(200));
 }
