@@ -12,8 +12,9 @@ use intent_core::provider::{
 use intent_core::{AiRequest, Usage};
 use serde_json::{json, Value};
 
-use crate::openai_stream::{assert_reads_the_same_at_every_cut, assert_streamed_is_whole, fast};
+use crate::openai_stream::{assert_reads_the_same_at_every_cut, assert_streamed_is_whole};
 use crate::sse_server::{Reply, SseServer, Step};
+use crate::support::quick_retries;
 
 /// A stream in the documented form: a thinking block with its signature, a ping, a text block.
 const ANTHROPIC: &[u8] = include_bytes!("recorded/anthropic.sse");
@@ -21,7 +22,7 @@ const ANTHROPIC: &[u8] = include_bytes!("recorded/anthropic.sse");
 pub fn provider_at(base: &str) -> AnthropicProvider {
     AnthropicProvider::new("sk-ant-test")
         .with_base_url(base)
-        .with_retry_policy(fast())
+        .with_retry_policy(quick_retries(2))
         .with_timeout(Duration::from_secs(10))
 }
 
@@ -34,6 +35,7 @@ fn recorded_reply() -> AiResponse {
         r#"{"value": {"greeting": "Grüße aus Köln — 日本 🙂", "count": 3}}"#,
         "claude-sonnet-4-5-20250929",
     );
+    reply.reasoning = Some("The user greets in German; count is 3.".into());
     reply.usage = Usage {
         input_tokens: 472 + 2048,
         output_tokens: 31,

@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use intent_core::provider::{
     AiResponse, FinishReason, OpenAiProvider, Provider, ProviderError, ProviderErrorKind,
-    ReplyAssembler, RetryPolicy, StreamPiece,
+    ReplyAssembler, StreamPiece,
 };
 use intent_core::{AiRequest, Usage};
 use serde_json::{json, Value};
@@ -15,25 +15,17 @@ use wiremock::matchers::{body_partial_json, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::sse_server::{Reply, SseServer, Step};
+use crate::support::quick_retries;
 
 /// A stream recorded from llama.cpp's server (Qwen2.5-Coder-0.5B, temperature 0).
 const LLAMA_CPP: &[u8] = include_bytes!("recorded/llama_cpp.sse");
 /// A stream in OpenAI's own form: `obfuscation`, `service_tier`, a usage chunk with details.
 const OPENAI: &[u8] = include_bytes!("recorded/openai.sse");
 
-pub fn fast() -> RetryPolicy {
-    RetryPolicy {
-        max_retries: 2,
-        initial_backoff: Duration::from_millis(5),
-        max_backoff: Duration::from_millis(20),
-        max_retry_after: Duration::from_secs(2),
-    }
-}
-
 pub fn provider_at(base: &str) -> OpenAiProvider {
     OpenAiProvider::new("sk-test")
         .with_base_url(format!("{base}/v1"))
-        .with_retry_policy(fast())
+        .with_retry_policy(quick_retries(2))
         .with_timeout(Duration::from_secs(10))
 }
 
@@ -255,16 +247,30 @@ async fn the_streamed_reply_is_the_reply_read_whole() {
             "stop",
         ),
         (
+            vec![json!({"reasoning": "  "}), json!({"content": "x"})],
+            {
+                let mut whole = chat_reply(json!("x"), Value::Null, "stop");
+                whole["choices"][0]["message"]["reasoning"] = json!("  ");
+                whole
+            },
+            "stop",
+        ),
+        (
             vec![json!({"content": "partial"})],
             chat_reply(json!("partial"), Value::Null, "content_filter"),
             "content_filter",
         ),
         (
             vec![
+                json!({"reasoning_content": " "}),
                 json!({"reasoning_content": "Think."}),
                 json!({"content": "7"}),
             ],
-            chat_reply(json!("7"), Value::Null, "tool_calls"),
+            {
+                let mut whole = chat_reply(json!("7"), Value::Null, "tool_calls");
+                whole["choices"][0]["message"]["reasoning_content"] = json!(" Think.");
+                whole
+            },
             "tool_calls",
         ),
     ];

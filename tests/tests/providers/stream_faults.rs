@@ -13,8 +13,8 @@ use intent_core::provider::{
 };
 use intent_core::AiRequest;
 
-use crate::openai_stream::fast;
 use crate::sse_server::{Reply, SseServer, Step};
+use crate::support::quick_retries;
 
 /// One provider's event-stream form.
 #[derive(Debug, Clone, Copy)]
@@ -49,10 +49,7 @@ impl Default for Limits {
 macro_rules! configure {
     ($provider:expr, $limits:expr) => {{
         let mut provider = $provider
-            .with_retry_policy(intent_core::provider::RetryPolicy {
-                max_retries: $limits.max_retries,
-                ..fast()
-            })
+            .with_retry_policy(quick_retries($limits.max_retries))
             .with_timeout($limits.timeout)
             .with_idle_timeout($limits.idle_timeout);
         if let Some(bytes) = $limits.max_event_bytes {
