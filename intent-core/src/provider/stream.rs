@@ -25,7 +25,7 @@ use std::pin::Pin;
 use futures::{Stream, StreamExt as _};
 
 use super::sse::SseEvent;
-use super::transport::{EventBody, Opened, Post, Transport};
+use super::transport::{ApiKey, EventBody, Opened, PieceRedactor, Post, Redact, Transport};
 use super::{AiResponse, BoxFuture, FinishReason, ProviderError, ProviderErrorKind};
 use crate::result::Usage;
 
@@ -380,11 +380,13 @@ pub(crate) async fn open_and_read<D: EventDecoder>(
     Ok(match transport.open(post).await? {
         Opened::Events(body) => event_pieces(*body, decoder),
         Opened::Json(reply) => {
-            let response = parse(&reply).map_err(|mut e| {
-                // A reply echoing the key must not carry it into an error.
-                e.message = key.redact(std::mem::take(&mut e.message));
-                e.with_provider(provider)
-            })?;
+            let response = parse(&reply)
+                .map_err(|mut e| {
+                    // A reply echoing the key must not carry it into an error.
+                    e.message = key.redact(std::mem::take(&mut e.message));
+                    e.with_provider(provider)
+                })?
+                .redact(key);
             Box::pin(futures::stream::iter(
                 reply_pieces(response, None).into_iter().map(Ok),
             ))
@@ -411,13 +413,20 @@ pub(crate) fn event_pieces<D: EventDecoder>(body: EventBody, decoder: D) -> Piec
     struct State<D> {
         body: EventBody,
         decoder: D,
+        /// What the decoder read from the last event.
+        decoded: VecDeque<StreamPiece>,
+        /// What is passed on, without the key.
         pieces: VecDeque<StreamPiece>,
+        redact: Redacting,
         done: bool,
     }
+    let redact = Redacting::new(body.key().clone());
     let state = State {
         body,
         decoder,
+        decoded: VecDeque::new(),
         pieces: VecDeque::new(),
+        redact,
         done: false,
     };
     Box::pin(futures::stream::unfold(state, |mut state| async move {
@@ -431,14 +440,19 @@ pub(crate) fn event_pieces<D: EventDecoder>(body: EventBody, decoder: D) -> Piec
                 return None;
             }
             let failed = match state.body.next_event().await {
-                Ok(Some(event)) => match state.decoder.event(event, &mut state.pieces) {
-                    Ok(false) => continue,
-                    Ok(true) => {
-                        state.done = true;
-                        continue;
+                Ok(Some(event)) => {
+                    let last = state.decoder.event(event, &mut state.decoded);
+                    for piece in state.decoded.drain(..) {
+                        state.redact.pass(piece, &mut state.pieces);
                     }
-                    Err(error) => state.body.error_from(error),
-                },
+                    match last {
+                        Ok(last) => {
+                            state.done = last;
+                            continue;
+                        }
+                        Err(error) => state.body.error_from(error),
+                    }
+                }
                 Ok(None) => state.body.broken(format!(
                     "it ended without {}; the reply is incomplete",
                     state.decoder.end_marker()
@@ -452,6 +466,53 @@ pub(crate) fn event_pieces<D: EventDecoder>(body: EventBody, decoder: D) -> Piec
             return Some((Err(failed), state));
         }
     }))
+}
+
+/// The key's redaction for a stream's pieces: each of text, reasoning and refusal redacted as
+/// [`Redact`] redacts a reply read whole, a key cut across pieces included.
+struct Redacting {
+    key: ApiKey,
+    text: PieceRedactor,
+    reasoning: PieceRedactor,
+    refusal: PieceRedactor,
+}
+
+impl Redacting {
+    fn new(key: ApiKey) -> Self {
+        Redacting {
+            key,
+            text: PieceRedactor::default(),
+            reasoning: PieceRedactor::default(),
+            refusal: PieceRedactor::default(),
+        }
+    }
+
+    /// Passes `piece` on to `out`, redacted; before the end, what each part held back.
+    fn pass(&mut self, piece: StreamPiece, out: &mut VecDeque<StreamPiece>) {
+        let key = &self.key;
+        let mut send = |text: String, piece: fn(String) -> StreamPiece| {
+            if !text.is_empty() {
+                out.push_back(piece(text));
+            }
+        };
+        match piece {
+            StreamPiece::Text(text) => send(self.text.push(key, text), StreamPiece::Text),
+            StreamPiece::Reasoning(text) => {
+                send(self.reasoning.push(key, text), StreamPiece::Reasoning);
+            }
+            StreamPiece::Refusal(text) => send(self.refusal.push(key, text), StreamPiece::Refusal),
+            StreamPiece::End(mut end) => {
+                send(self.reasoning.finish(key), StreamPiece::Reasoning);
+                send(self.text.finish(key), StreamPiece::Text);
+                send(self.refusal.finish(key), StreamPiece::Refusal);
+                end.model = key.redact(std::mem::take(&mut end.model));
+                if let FinishReason::Other(reason) = &mut end.finish_reason {
+                    *reason = key.redact(std::mem::take(reason));
+                }
+                out.push_back(StreamPiece::End(end));
+            }
+        }
+    }
 }
 
 /// Decodes a whole event-stream body, as [`event_pieces`] does, without a connection.

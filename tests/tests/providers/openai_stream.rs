@@ -423,3 +423,42 @@ async fn a_finish_reason_on_the_last_chunk_is_read() {
     assert_eq!(reply.finish_reason, FinishReason::Length);
     assert_eq!(reply.text, "cut");
 }
+
+#[tokio::test]
+async fn a_key_echoed_in_the_stream_is_redacted_even_cut_across_pieces() {
+    let deltas = [
+        json!({"reasoning_content": "The key is sk-"}),
+        json!({"reasoning_content": "test."}),
+        json!({"content": "Your key: s"}),
+        json!({"content": "k-te"}),
+        json!({"content": "st; escaped: \\u0073k-test; almost: sk-tes"}),
+    ];
+    let mut whole = chat_reply(
+        json!("Your key: sk-test; escaped: \\u0073k-test; almost: sk-tes"),
+        Value::Null,
+        "stop",
+    );
+    whole["choices"][0]["message"]["reasoning_content"] = json!("The key is sk-test.");
+    let at = |base: &str| Box::new(provider_at(base)) as Box<dyn Provider>;
+    assert_streamed_is_whole(chat_stream(&deltas, "stop"), &whole, at, "a key").await;
+
+    let body = chat_stream(&deltas, "stop");
+    let server = SseServer::start(move |_| Reply::events([body.clone().into_bytes()])).await;
+    let provider = provider_at(&server.base);
+    let request = request();
+    let pieces: Vec<StreamPiece> = provider
+        .stream(&request)
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    let texts: Vec<&str> = pieces.iter().filter_map(StreamPiece::as_text).collect();
+    assert_eq!(
+        texts,
+        [
+            "Your key: ",
+            "[redacted]; escaped: [redacted]; almost: ",
+            "sk-tes"
+        ]
+    );
+    assert!(pieces.iter().all(|p| !format!("{p:?}").contains("sk-test")));
+}

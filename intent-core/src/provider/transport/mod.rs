@@ -14,7 +14,7 @@ mod settings;
 mod streaming;
 
 pub use retry::RetryPolicy;
-pub(crate) use secret::{ApiKey, Redact};
+pub(crate) use secret::{ApiKey, PieceRedactor, Redact};
 pub(crate) use settings::{check_base_url, env_var, transport_settings, EnvEndpoint};
 pub(crate) use streaming::{EventBody, Opened};
 

@@ -210,6 +210,11 @@ impl EventBody {
         .await;
     }
 
+    /// The key, to redact from what the stream carries.
+    pub(crate) fn key(&self) -> &ApiKey {
+        &self.key
+    }
+
     /// Drops the reply at once, closing its connection (after an error).
     pub(crate) fn release_now(&mut self) {
         self.response = None;
