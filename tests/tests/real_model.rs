@@ -355,3 +355,43 @@ async fn a_recorded_real_call_replays_offline_the_same() {
     assert_eq!(summary(&replayed), summary(&recorded));
     assert_eq!(replayed.value(), recorded.value());
 }
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn the_providers_stream_reassembles_to_the_reply_complete_gives() {
+    use futures::StreamExt;
+    use intent_core::provider::{Provider, ReplyAssembler};
+
+    let provider = OpenAiProvider::new("")
+        .with_base_url(base_url())
+        .with_model(served_model())
+        .with_timeout(Duration::from_secs(180));
+    let mut request = AiRequest::new(
+        "You are terse.",
+        "Name three colours of the rainbow, separated by commas.",
+    );
+    request.temperature = Some(0.0);
+    request.max_output_tokens = Some(24);
+    let completed = provider.complete(&request).await.unwrap();
+    let mut pieces = provider.stream(&request);
+    let mut reply = ReplyAssembler::new();
+    let mut texts = 0;
+    while let Some(piece) = pieces.next().await {
+        let piece = piece.unwrap();
+        texts += usize::from(piece.as_text().is_some());
+        reply.push(piece);
+    }
+    let streamed = reply.finish().unwrap();
+    eprintln!("{texts} text pieces: {:?}", streamed.text);
+    assert!(texts >= 2, "the reply came in pieces, not whole");
+    assert!(!streamed.text.trim().is_empty());
+    assert_eq!(streamed.text, completed.text);
+    assert_eq!(streamed.finish_reason, completed.finish_reason);
+    assert_eq!(streamed.model, completed.model);
+    // The prompt cache may differ between the two calls; the counts may not.
+    assert_eq!(streamed.usage.input_tokens, completed.usage.input_tokens);
+    assert_eq!(streamed.usage.output_tokens, completed.usage.output_tokens);
+    assert!(streamed.usage.input_tokens > 10, "{:?}", streamed.usage);
+    assert!(streamed.usage.output_tokens > 0, "{:?}", streamed.usage);
+    assert_eq!(streamed.usage.calls, 1);
+}

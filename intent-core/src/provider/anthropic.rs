@@ -10,10 +10,14 @@ use super::transport::{
     clip_body, display_url, env_var, join_url, json_body, transport_settings, ApiKey, EnvEndpoint,
     Prepared, Target, Transport,
 };
-use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
+use super::{
+    AiResponse, BoxFuture, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind,
+};
 use crate::error::IntentError;
 use crate::request::{AiRequest, ResponseFormat};
 use crate::result::Usage;
+
+mod stream;
 
 /// The `anthropic-version` header sent with every request.
 ///
@@ -251,7 +255,13 @@ impl AnthropicProvider {
         Ok(headers)
     }
 
-    fn body(&self, request: &AiRequest, model: &str) -> Result<Vec<u8>, ProviderError> {
+    /// The JSON body for `request`; `stream` asks for the reply as an event stream.
+    fn body(
+        &self,
+        request: &AiRequest,
+        model: &str,
+        stream: bool,
+    ) -> Result<Vec<u8>, ProviderError> {
         let output_config = match request.format {
             ResponseFormat::Text | ResponseFormat::JsonObject => None,
             ResponseFormat::JsonSchema => {
@@ -308,19 +318,25 @@ impl AnthropicProvider {
                 .filter(|_| self.send_temperature && !thinks),
             thinking,
             output_config,
+            stream: stream.then_some(true),
         };
         json_body(&body, request.system.len() + request.user.len(), &self.name)
     }
 
-    async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
-        let model = request.model.as_deref().unwrap_or(&self.model);
-        let body = self.body(request, model)?;
-        let target = Target {
+    /// Where requests go, and the key they carry.
+    fn target(&self) -> Target<'_> {
+        Target {
             provider: &self.name,
             base_url: &self.base_url,
             path: "v1/messages",
             key: &self.key,
-        };
+        }
+    }
+
+    async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
+        let model = request.model.as_deref().unwrap_or(&self.model);
+        let body = self.body(request, model, false)?;
+        let target = self.target();
         self.transport
             .send_json(
                 &self.prepared,
@@ -348,6 +364,10 @@ impl Provider for AnthropicProvider {
     ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
         Box::pin(self.send(request))
     }
+
+    fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
+        stream::stream(self, request)
+    }
 }
 
 #[derive(Serialize)]
@@ -363,6 +383,8 @@ struct MessagesBody<'a> {
     thinking: Option<Thinking>,
     #[serde(skip_serializing_if = "Option::is_none")]
     output_config: Option<OutputConfig<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -447,16 +469,9 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
     let reasoning = block_texts("thinking", "thinking")
         .filter(|t| !t.trim().is_empty())
         .collect::<Vec<_>>()
-        .join("\n\n");
-    let finish_reason = match reply.stop_reason.as_deref() {
-        None | Some("end_turn" | "stop_sequence") => FinishReason::Stop,
-        Some("max_tokens" | "model_context_window_exceeded") => FinishReason::Length,
-        Some("refusal") => FinishReason::Refusal,
-        Some(other) => FinishReason::Other(other.to_owned()),
-    };
+        .join(THINKING_SEPARATOR);
+    let finish_reason = stop_reason(reply.stop_reason.as_deref());
     let refusal = (finish_reason == FinishReason::Refusal).then(|| text.trim().to_owned());
-    let usage = reply.usage.unwrap_or_default();
-    let cache_read = usage.cache_read_input_tokens.unwrap_or(0);
     let mut response = AiResponse::new(
         text,
         reply
@@ -467,17 +482,39 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
     response.finish_reason = finish_reason;
     response.refusal = refusal;
     response.reasoning = (!reasoning.is_empty()).then_some(reasoning);
-    response.usage = Usage {
-        input_tokens: usage
-            .input_tokens
-            .unwrap_or(0)
-            .saturating_add(usage.cache_creation_input_tokens.unwrap_or(0))
-            .saturating_add(cache_read),
-        output_tokens: usage.output_tokens.unwrap_or(0),
-        cached_tokens: cache_read,
-        // Anthropic counts thinking in output_tokens and reports no separate figure.
-        reasoning_tokens: 0,
-        calls: 1,
-    };
+    response.usage = reply.usage.unwrap_or_default().usage();
     Ok(response)
+}
+
+/// What sets two thinking blocks apart in the reply's reasoning.
+const THINKING_SEPARATOR: &str = "\n\n";
+
+/// Why the model stopped, from the reply's `stop_reason`.
+fn stop_reason(reason: Option<&str>) -> FinishReason {
+    match reason {
+        None | Some("end_turn" | "stop_sequence") => FinishReason::Stop,
+        Some("max_tokens" | "model_context_window_exceeded") => FinishReason::Length,
+        Some("refusal") => FinishReason::Refusal,
+        Some(other) => FinishReason::Other(other.to_owned()),
+    }
+}
+
+impl MessagesUsage {
+    /// The usage of one call: input counts the cache writes and reads, which `input_tokens`
+    /// leaves out.
+    fn usage(&self) -> Usage {
+        let cache_read = self.cache_read_input_tokens.unwrap_or(0);
+        Usage {
+            input_tokens: self
+                .input_tokens
+                .unwrap_or(0)
+                .saturating_add(self.cache_creation_input_tokens.unwrap_or(0))
+                .saturating_add(cache_read),
+            output_tokens: self.output_tokens.unwrap_or(0),
+            cached_tokens: cache_read,
+            // Anthropic counts thinking in output_tokens and reports no separate figure.
+            reasoning_tokens: 0,
+            calls: 1,
+        }
+    }
 }

@@ -22,6 +22,12 @@ pub enum ProviderErrorKind {
     Auth,
     /// The reply could not be decoded.
     Decode,
+    /// A streamed reply broke after it had begun: the connection dropped, the server went silent
+    /// past the idle timeout, the stream ended before its end marker (`data: [DONE]`,
+    /// `message_stop`) or in the middle of an event, or the server ended it with an error event.
+    /// The pieces received are not a reply. Not retried by the transport (the pieces are already
+    /// delivered); a new attempt starts the reply again.
+    StreamBroken,
     /// The provider is misconfigured.
     Config,
     /// A scripted provider ran out of replies.

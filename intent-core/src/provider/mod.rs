@@ -10,6 +10,8 @@ mod gemini;
 mod openai;
 mod openai_responses;
 mod scripted;
+mod sse;
+mod stream;
 mod transport;
 
 pub use anthropic::{AnthropicProvider, ANTHROPIC_VERSION};
@@ -17,6 +19,7 @@ pub use error::{ProviderError, ProviderErrorKind};
 pub use gemini::GeminiProvider;
 pub use openai::{MaxTokensField, OpenAiApi, OpenAiProvider};
 pub use scripted::{ScriptedProvider, ScriptedReply};
+pub use stream::{PieceStream, ReplyAssembler, StreamEnd, StreamPiece};
 pub use transport::RetryPolicy;
 
 use std::future::Future;
@@ -134,6 +137,41 @@ pub trait Provider: Send + Sync {
         &'a self,
         request: &'a AiRequest,
     ) -> BoxFuture<'a, Result<AiResponse, ProviderError>>;
+
+    /// Sends one request and returns the reply in pieces, as the model writes it (see
+    /// [`PieceStream`] for the contract). A [`ReplyAssembler`] rebuilds from the pieces the reply
+    /// [`complete`](Self::complete) gives. Dropping the stream cancels the request.
+    ///
+    /// The default waits for [`complete`](Self::complete) and yields its reply as one text piece,
+    /// so every provider streams; providers that can stream for real override it.
+    ///
+    /// ```
+    /// use futures::StreamExt;
+    /// use intent_core::provider::{AiResponse, BoxFuture, Provider, ProviderError, StreamPiece};
+    /// use intent_core::AiRequest;
+    ///
+    /// struct Echo;
+    ///
+    /// impl Provider for Echo {
+    ///     fn name(&self) -> &str {
+    ///         "echo"
+    ///     }
+    ///     fn complete<'a>(&'a self, request: &'a AiRequest) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+    ///         Box::pin(async move { Ok(AiResponse::new(request.user.clone(), "echo-1")) })
+    ///     }
+    /// }
+    ///
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// # rt.block_on(async {
+    /// let request = AiRequest::new("", "hello");
+    /// let pieces: Vec<_> = Echo.stream(&request).collect().await;
+    /// assert_eq!(pieces[0].as_ref().unwrap(), &StreamPiece::Text("hello".into()));
+    /// assert!(matches!(pieces[1], Ok(StreamPiece::End(_))));
+    /// # });
+    /// ```
+    fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
+        stream::whole_reply(self.complete(request))
+    }
 }
 
 impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
@@ -148,5 +186,8 @@ impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
         request: &'a AiRequest,
     ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
         (**self).complete(request)
+    }
+    fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
+        (**self).stream(request)
     }
 }

@@ -12,7 +12,9 @@ use super::transport::{
     display_url, env_var, join_url, json_body, transport_settings, ApiKey, EnvEndpoint, Prepared,
     Target, Transport,
 };
-use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
+use super::{
+    AiResponse, BoxFuture, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind,
+};
 use crate::error::IntentError;
 use crate::request::{AiRequest, ReasoningEffort, ResponseFormat};
 use crate::result::Usage;
@@ -48,6 +50,8 @@ impl OpenAiApi {
         }
     }
 }
+
+mod stream;
 
 /// Which body field carries the longest reply, in tokens.
 ///
@@ -336,8 +340,13 @@ impl OpenAiProvider {
         Ok(headers)
     }
 
-    /// The JSON body for `request`.
-    fn body(&self, request: &AiRequest, model: &str) -> Result<Vec<u8>, ProviderError> {
+    /// The JSON body for `request`; `stream` asks for the reply as an event stream, with usage.
+    fn body(
+        &self,
+        request: &AiRequest,
+        model: &str,
+        stream: bool,
+    ) -> Result<Vec<u8>, ProviderError> {
         let response_format = match request.format {
             ResponseFormat::Text => None,
             ResponseFormat::JsonObject => Some(WireFormat::JsonObject),
@@ -378,22 +387,31 @@ impl OpenAiProvider {
             temperature: request.temperature,
             reasoning_effort: request.reasoning_effort,
             response_format,
+            stream: stream.then_some(true),
+            stream_options: stream.then_some(StreamOptions {
+                include_usage: true,
+            }),
         };
         json_body(&body, request.system.len() + request.user.len(), &self.name)
+    }
+
+    /// Where requests go, and the key they carry.
+    fn target(&self) -> Target<'_> {
+        Target {
+            provider: &self.name,
+            base_url: &self.base_url,
+            path: self.api.path(),
+            key: &self.key,
+        }
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
         let model = request.model.as_deref().unwrap_or(&self.model);
         let body = match self.api {
-            OpenAiApi::ChatCompletions => self.body(request, model)?,
+            OpenAiApi::ChatCompletions => self.body(request, model, false)?,
             OpenAiApi::Responses => openai_responses::body(request, model, &self.name)?,
         };
-        let target = Target {
-            provider: &self.name,
-            base_url: &self.base_url,
-            path: self.api.path(),
-            key: &self.key,
-        };
+        let target = self.target();
         self.transport
             .send_json(
                 &self.prepared,
@@ -424,6 +442,10 @@ impl Provider for OpenAiProvider {
     ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
         Box::pin(self.send(request))
     }
+
+    fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
+        stream::stream(self, request)
+    }
 }
 
 #[derive(Serialize)]
@@ -440,6 +462,15 @@ struct ChatBody<'a> {
     reasoning_effort: Option<ReasoningEffort>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_format: Option<WireFormat<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
 }
 
 #[derive(Serialize)]
@@ -565,17 +596,7 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
         None => (String::new(), None, None),
     };
     let refusal = refusal.filter(|r| !r.trim().is_empty());
-    let finish_reason = if refusal.is_some() {
-        FinishReason::Refusal
-    } else {
-        match choice.finish_reason.as_deref() {
-            None | Some("stop") => FinishReason::Stop,
-            Some("length") => FinishReason::Length,
-            Some("content_filter") => FinishReason::ContentFilter,
-            Some(other) => FinishReason::Other(other.to_owned()),
-        }
-    };
-    let usage = reply.usage.unwrap_or_default();
+    let finish_reason = finish_reason(choice.finish_reason.as_deref(), refusal.is_some());
     let mut response = AiResponse::new(
         text,
         reply
@@ -586,13 +607,34 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
     response.finish_reason = finish_reason;
     response.refusal = refusal;
     response.reasoning = reasoning.filter(|r| !r.trim().is_empty());
-    response.usage = self::usage(
-        usage.prompt_tokens,
-        usage.completion_tokens,
-        usage.prompt_tokens_details,
-        usage.completion_tokens_details,
-    );
+    response.usage = reply.usage.unwrap_or_default().usage();
     Ok(response)
+}
+
+/// Why the model stopped: its `finish_reason`, unless it refused (a refusal message that is not
+/// blank).
+fn finish_reason(reason: Option<&str>, refused: bool) -> FinishReason {
+    if refused {
+        return FinishReason::Refusal;
+    }
+    match reason {
+        None | Some("stop") => FinishReason::Stop,
+        Some("length") => FinishReason::Length,
+        Some("content_filter") => FinishReason::ContentFilter,
+        Some(other) => FinishReason::Other(other.to_owned()),
+    }
+}
+
+impl ChatUsage {
+    /// The usage of one call.
+    fn usage(self) -> Usage {
+        usage(
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.prompt_tokens_details,
+            self.completion_tokens_details,
+        )
+    }
 }
 
 /// A message's content: a string, or the text of its parts.

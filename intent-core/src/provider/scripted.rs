@@ -1,10 +1,15 @@
 //! [`ScriptedProvider`]: answers from a script, in order, and records what it was sent.
 
 use std::collections::VecDeque;
+use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::{AiResponse, BoxFuture, FinishReason, Provider, ProviderError, ProviderErrorKind};
+use super::stream::{opening, reply_pieces};
+use super::{
+    AiResponse, BoxFuture, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind,
+    StreamPiece,
+};
 use crate::request::AiRequest;
 
 /// One scripted answer.
@@ -17,6 +22,9 @@ pub enum ScriptedReply {
     Error(ProviderError),
     /// A reply that arrives after a delay (for deadlines and concurrency tests).
     Delayed(Duration, Box<ScriptedReply>),
+    /// A streamed reply that breaks after this text: streamed, the text comes in pieces and then
+    /// a [`ProviderErrorKind::StreamBroken`] error; completed, only the error.
+    BrokenStream(String),
 }
 
 impl ScriptedReply {
@@ -38,6 +46,26 @@ impl ScriptedReply {
     /// The same reply after `delay`.
     pub fn after(self, delay: Duration) -> Self {
         ScriptedReply::Delayed(delay, Box::new(self))
+    }
+
+    /// A streamed reply that breaks after `text` (see [`ScriptedReply::BrokenStream`]).
+    ///
+    /// ```
+    /// use futures::StreamExt;
+    /// use intent_core::provider::{Provider, ProviderErrorKind, ScriptedProvider, ScriptedReply, StreamPiece};
+    /// use intent_core::AiRequest;
+    ///
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// # rt.block_on(async {
+    /// let model = ScriptedProvider::new([ScriptedReply::broken_stream("{\"value\": ")]);
+    /// let request = AiRequest::new("", "Count.");
+    /// let pieces: Vec<_> = model.stream(&request).collect().await;
+    /// assert_eq!(pieces[0].as_ref().unwrap(), &StreamPiece::Text("{\"value\": ".into()));
+    /// assert_eq!(pieces[1].as_ref().unwrap_err().kind, ProviderErrorKind::StreamBroken);
+    /// # });
+    /// ```
+    pub fn broken_stream(text: impl Into<String>) -> Self {
+        ScriptedReply::BrokenStream(text.into())
     }
 }
 
@@ -96,11 +124,17 @@ struct Script {
 pub struct ScriptedProvider {
     script: Arc<Mutex<Script>>,
     name: Arc<str>,
+    stream_chunk_chars: Option<NonZeroUsize>,
 }
 
 impl ScriptedProvider {
     /// The model name scripted replies report.
     pub const MODEL: &'static str = "scripted";
+    /// The number of characters in each text piece of a streamed reply, by default.
+    pub const DEFAULT_STREAM_CHUNK_CHARS: NonZeroUsize = match NonZeroUsize::new(16) {
+        Some(n) => n,
+        None => unreachable!(),
+    };
 
     /// A provider that answers with `replies`, in order.
     pub fn new<R: Into<ScriptedReply>>(replies: impl IntoIterator<Item = R>) -> Self {
@@ -112,7 +146,34 @@ impl ScriptedProvider {
                 requests: Vec::new(),
             })),
             name: Arc::from("scripted"),
+            stream_chunk_chars: None,
         }
+    }
+
+    /// The number of characters in each text piece when a reply is streamed
+    /// ([`DEFAULT_STREAM_CHUNK_CHARS`](Self::DEFAULT_STREAM_CHUNK_CHARS) by default; 0 counts as
+    /// 1). Pieces never split a character.
+    ///
+    /// ```
+    /// use intent_core::provider::ScriptedProvider;
+    ///
+    /// let model = ScriptedProvider::new(["{}"]).with_stream_chunk_chars(4);
+    /// assert_eq!(model.stream_chunk_chars(), 4);
+    /// assert_eq!(ScriptedProvider::new(["{}"]).stream_chunk_chars(), 16);
+    /// ```
+    pub fn with_stream_chunk_chars(mut self, chars: usize) -> Self {
+        self.stream_chunk_chars = NonZeroUsize::new(chars.max(1));
+        self
+    }
+
+    /// The number of characters in each text piece when a reply is streamed.
+    pub fn stream_chunk_chars(&self) -> usize {
+        self.chunk_chars().get()
+    }
+
+    fn chunk_chars(&self) -> NonZeroUsize {
+        self.stream_chunk_chars
+            .unwrap_or(Self::DEFAULT_STREAM_CHUNK_CHARS)
     }
 
     /// The same script under another provider name (for fallback tests).
@@ -147,6 +208,67 @@ impl ScriptedProvider {
     }
 }
 
+impl ScriptedProvider {
+    /// Records `request` and takes the next scripted reply, at once (calls made together are
+    /// answered in the order they were made).
+    fn next(&self, request: &AiRequest) -> Result<ScriptedReply, ProviderError> {
+        let mut script = self.lock();
+        script.requests.push(request.clone());
+        let scripted = script.scripted;
+        script.replies.pop_front().ok_or_else(|| {
+            ProviderError::new(
+                ProviderErrorKind::ScriptExhausted,
+                format!("the script has no reply left ({scripted} were scripted)"),
+            )
+            .with_provider(&*self.name)
+        })
+    }
+
+    /// A scripted reply to `request`, after its delays: a response, or the text of a broken
+    /// stream.
+    async fn answer(
+        &self,
+        request: &AiRequest,
+        next: Result<ScriptedReply, ProviderError>,
+    ) -> Result<Answer, ProviderError> {
+        let mut reply = next?;
+        loop {
+            match reply {
+                ScriptedReply::Delayed(delay, inner) => {
+                    tokio::time::sleep(delay).await;
+                    reply = *inner;
+                }
+                ScriptedReply::Response(mut response) => {
+                    if let Some(model) = &request.model {
+                        response.model.clone_from(model);
+                    }
+                    return Ok(Answer::Response(response));
+                }
+                ScriptedReply::Error(error) => return Err(error.with_provider(&*self.name)),
+                ScriptedReply::BrokenStream(text) => return Ok(Answer::Broken(text)),
+            }
+        }
+    }
+
+    /// The error a scripted stream breaks with after `text`.
+    fn broken(&self, text: &str) -> ProviderError {
+        ProviderError::new(
+            ProviderErrorKind::StreamBroken,
+            format!(
+                "the scripted stream broke after {} characters",
+                text.chars().count()
+            ),
+        )
+        .with_provider(&*self.name)
+    }
+}
+
+/// A scripted reply, once its delays are over.
+enum Answer {
+    Response(AiResponse),
+    Broken(String),
+}
+
 impl Provider for ScriptedProvider {
     fn name(&self) -> &str {
         &self.name
@@ -160,35 +282,38 @@ impl Provider for ScriptedProvider {
         &'a self,
         request: &'a AiRequest,
     ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
-        let next = {
-            let mut script = self.lock();
-            script.requests.push(request.clone());
-            let scripted = script.scripted;
-            script.replies.pop_front().ok_or_else(|| {
-                ProviderError::new(
-                    ProviderErrorKind::ScriptExhausted,
-                    format!("the script has no reply left ({scripted} were scripted)"),
-                )
-            })
-        };
-        let name = self.name.to_string();
+        let next = self.next(request);
         Box::pin(async move {
-            let mut reply = next.map_err(|e| e.with_provider(name.clone()))?;
-            loop {
-                match reply {
-                    ScriptedReply::Delayed(delay, inner) => {
-                        tokio::time::sleep(delay).await;
-                        reply = *inner;
-                    }
-                    ScriptedReply::Response(mut response) => {
-                        if let Some(model) = &request.model {
-                            response.model.clone_from(model);
-                        }
-                        return Ok(response);
-                    }
-                    ScriptedReply::Error(error) => return Err(error.with_provider(name)),
-                }
+            match self.answer(request, next).await? {
+                Answer::Response(response) => Ok(response),
+                Answer::Broken(text) => Err(self.broken(&text)),
             }
+        })
+    }
+
+    /// Streams each scripted reply in pieces of [`stream_chunk_chars`](Self::stream_chunk_chars)
+    /// characters; a [`ScriptedReply::BrokenStream`] streams its text, then breaks.
+    fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
+        let chunk_chars = self.chunk_chars();
+        let next = self.next(request);
+        opening(async move {
+            let pieces: Vec<Result<StreamPiece, ProviderError>> =
+                match self.answer(request, next).await? {
+                    Answer::Response(response) => reply_pieces(response, Some(chunk_chars))
+                        .into_iter()
+                        .map(Ok)
+                        .collect(),
+                    Answer::Broken(text) => {
+                        let error = self.broken(&text);
+                        reply_pieces(AiResponse::new(text, Self::MODEL), Some(chunk_chars))
+                            .into_iter()
+                            .filter(|piece| !matches!(piece, StreamPiece::End(_)))
+                            .map(Ok)
+                            .chain([Err(error)])
+                            .collect()
+                    }
+                };
+            Ok(Box::pin(futures::stream::iter(pieces)) as PieceStream)
         })
     }
 }

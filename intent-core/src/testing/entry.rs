@@ -201,13 +201,14 @@ fn kind_name(kind: ProviderErrorKind) -> &'static str {
         ProviderErrorKind::InvalidRequest => "invalid_request",
         ProviderErrorKind::Auth => "auth",
         ProviderErrorKind::Decode => "decode",
+        ProviderErrorKind::StreamBroken => "stream_broken",
         ProviderErrorKind::Config => "config",
         ProviderErrorKind::ScriptExhausted => "script_exhausted",
     }
 }
 
 /// The names an error's `kind` may have.
-pub(crate) const KIND_NAMES: &str = "connect, timeout, rate_limited, quota_exhausted, server, invalid_request, auth, decode, config, script_exhausted";
+pub(crate) const KIND_NAMES: &str = "connect, timeout, rate_limited, quota_exhausted, server, invalid_request, auth, decode, stream_broken, config, script_exhausted";
 
 /// The kind named `name`, when it is one of [`KIND_NAMES`].
 pub(crate) fn kind_of(name: &str) -> Option<ProviderErrorKind> {
@@ -220,6 +221,7 @@ pub(crate) fn kind_of(name: &str) -> Option<ProviderErrorKind> {
         ProviderErrorKind::InvalidRequest,
         ProviderErrorKind::Auth,
         ProviderErrorKind::Decode,
+        ProviderErrorKind::StreamBroken,
         ProviderErrorKind::Config,
         ProviderErrorKind::ScriptExhausted,
     ]

@@ -1,13 +1,18 @@
 //! Integration tests: providers (one binary, one module per theme).
 
 mod anthropic;
+mod anthropic_stream;
 mod fallback;
 mod gemini;
 mod odd_replies;
 mod openai;
+mod openai_stream;
 mod reasoning;
 mod redirects;
 mod responses;
+mod scripted_stream;
 mod secrets;
+mod sse_server;
+mod stream_faults;
 mod support;
 mod transport;

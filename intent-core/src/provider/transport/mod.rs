@@ -11,10 +11,12 @@ mod redirect;
 mod retry;
 mod secret;
 mod settings;
+mod streaming;
 
 pub use retry::RetryPolicy;
-pub(crate) use secret::{ApiKey, Redact};
+pub(crate) use secret::{ApiKey, PieceRedactor, Redact};
 pub(crate) use settings::{check_base_url, env_var, transport_settings, EnvEndpoint};
+pub(crate) use streaming::{EventBody, Opened};
 
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
@@ -31,6 +33,10 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 pub(crate) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default largest reply body read, in bytes.
 pub(crate) const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+/// The default longest wait between two events of a streamed reply.
+pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// The default largest event of a streamed reply, in bytes.
+pub(crate) const DEFAULT_MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
 
 /// The HTTP settings and client of one provider.
 #[derive(Clone)]
@@ -40,6 +46,8 @@ pub(crate) struct Transport {
     pub(crate) connect_timeout: Duration,
     pub(crate) retry: RetryPolicy,
     pub(crate) max_response_bytes: usize,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_event_bytes: usize,
 }
 
 impl std::fmt::Debug for Transport {
@@ -49,6 +57,8 @@ impl std::fmt::Debug for Transport {
             .field("connect_timeout", &self.connect_timeout)
             .field("retry", &self.retry)
             .field("max_response_bytes", &self.max_response_bytes)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("max_event_bytes", &self.max_event_bytes)
             .finish()
     }
 }
@@ -61,6 +71,8 @@ impl Default for Transport {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             retry: RetryPolicy::default(),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
         }
     }
 }
@@ -102,7 +114,17 @@ impl Transport {
 
     /// Sends `post`, retrying transport faults under the retry policy, and returns the body of the
     /// first successful (2xx) reply.
-    pub(crate) async fn post(&self, mut post: Post<'_>) -> Result<Vec<u8>, ProviderError> {
+    pub(crate) async fn post(&self, post: Post<'_>) -> Result<Vec<u8>, ProviderError> {
+        self.send_retrying(post, ReadBody).await
+    }
+
+    /// Sends `post`, retrying transport faults under the retry policy until `receive` has what it
+    /// needs from a successful (2xx) reply.
+    async fn send_retrying<R: Receive>(
+        &self,
+        mut post: Post<'_>,
+        receive: R,
+    ) -> Result<R::Output, ProviderError> {
         let fail = |kind, message: String| {
             ProviderError::new(kind, post.key.redact(message)).with_provider(post.provider)
         };
@@ -128,9 +150,9 @@ impl Transport {
                     "the request could not be copied for sending".into(),
                 ));
             };
-            let outcome = self.exchange(request, &post).await;
+            let outcome = self.exchange(request, &post, &receive).await;
             let fault = match outcome {
-                Ok(body) => return Ok(body),
+                Ok(received) => return Ok(received),
                 Err(fault) => fault,
             };
             let Fault {
@@ -182,19 +204,20 @@ impl Transport {
         }
     }
 
-    /// One request and its reply body.
-    async fn exchange(
+    /// One request and what `receive` reads from its reply.
+    async fn exchange<R: Receive>(
         &self,
         request: reqwest::RequestBuilder,
         post: &Post<'_>,
-    ) -> Result<Vec<u8>, Fault> {
+        receive: &R,
+    ) -> Result<R::Output, Fault> {
         let response = request
             .send()
             .await
             .map_err(|e| self.transport_fault(e, post, "sending the request to"))?;
         let status = response.status();
         if status.is_success() {
-            return self.read_body(response, post).await;
+            return receive.receive(self, response, post).await;
         }
         if status.is_redirection() {
             // A redirect the policy did not follow: nothing was sent past it.
@@ -284,6 +307,37 @@ impl Transport {
             retryable: true,
             server_delay: None,
         }
+    }
+}
+
+/// What the retry loop reads from a successful (2xx) reply before it stops retrying: a fault
+/// while reading it is retried like a fault while sending.
+trait Receive: Sync {
+    /// What is read.
+    type Output;
+
+    /// Reads it from `response`.
+    fn receive<'a>(
+        &'a self,
+        transport: &'a Transport,
+        response: reqwest::Response,
+        post: &'a Post<'_>,
+    ) -> impl std::future::Future<Output = Result<Self::Output, Fault>> + Send + 'a;
+}
+
+/// The whole reply body, up to `max_response_bytes`.
+struct ReadBody;
+
+impl Receive for ReadBody {
+    type Output = Vec<u8>;
+
+    fn receive<'a>(
+        &'a self,
+        transport: &'a Transport,
+        response: reqwest::Response,
+        post: &'a Post<'_>,
+    ) -> impl std::future::Future<Output = Result<Vec<u8>, Fault>> + Send + 'a {
+        transport.read_body(response, post)
     }
 }
 
@@ -388,6 +442,28 @@ pub(crate) fn join_url(base: &str, path: &str) -> String {
 pub(crate) struct Prepared(std::sync::OnceLock<Result<(reqwest::Url, HeaderMap), ProviderError>>);
 
 impl Prepared {
+    /// The POST of `body` to the target's endpoint, its endpoint and `headers` built the first time.
+    pub(crate) fn post<'a>(
+        &'a self,
+        target: &Target<'a>,
+        headers: impl FnOnce() -> Result<HeaderMap, ProviderError>,
+        body: Vec<u8>,
+    ) -> Result<Post<'a>, ProviderError> {
+        let (url, fixed_headers) = self.get(|| {
+            let url = endpoint_url(target.base_url, target.path).map_err(|e| {
+                ProviderError::new(ProviderErrorKind::Config, e).with_provider(target.provider)
+            })?;
+            Ok((url, headers()?))
+        })?;
+        Ok(Post {
+            provider: target.provider,
+            url,
+            headers: fixed_headers.clone(),
+            body,
+            key: target.key,
+        })
+    }
+
     /// The endpoint and headers, built by `build` the first time.
     pub(crate) fn get(
         &self,
@@ -450,23 +526,8 @@ impl Transport {
         body: Vec<u8>,
         parse: impl FnOnce(&[u8]) -> Result<R, ProviderError>,
     ) -> Result<R, ProviderError> {
-        let (url, fixed_headers) = prepared.get(|| {
-            let url = endpoint_url(target.base_url, target.path).map_err(|e| {
-                ProviderError::new(ProviderErrorKind::Config, e).with_provider(target.provider)
-            })?;
-            Ok((url, headers()?))
-        })?;
-        self.send_json_at(
-            Post {
-                provider: target.provider,
-                url,
-                headers: fixed_headers.clone(),
-                body,
-                key: target.key,
-            },
-            parse,
-        )
-        .await
+        self.send_json_at(prepared.post(&target, headers, body)?, parse)
+            .await
     }
 
     /// Posts to an endpoint the provider built itself (one that changes per request, like

@@ -66,22 +66,52 @@ fn redacted(text: &str, key: &str) -> Option<String> {
     if !text.contains('\\') {
         return text.contains(key).then(|| text.replace(key, REDACTED));
     }
-    let first = key.chars().next()?;
-    let mut out: Option<String> = None;
-    let mut copied = 0;
+    let scan = scan(text, key, false);
+    let mut out = scan.out?;
+    out.push_str(&text[scan.copied..]);
+    Some(out)
+}
+
+/// What [`scan`] found.
+struct Scan {
+    /// The text before `copied`, redacted; `None` when nothing was replaced.
+    out: Option<String>,
+    /// How much of the text `out` covers.
+    copied: usize,
+    /// Where the text could still be the start of the key, when more may follow.
+    held: Option<usize>,
+}
+
+/// Replaces each occurrence of `key` in `text` (each character literal or JSON-escaped), left to
+/// right, stopping where `text` could still be the start of the key when `more` text may follow.
+fn scan(text: &str, key: &str, more: bool) -> Scan {
+    let mut found = Scan {
+        out: None,
+        copied: 0,
+        held: None,
+    };
+    let Some(first) = key.chars().next() else {
+        return found;
+    };
     let mut at = 0;
     while let Some(offset) = text[at..].find([first, '\\']) {
         let start = at + offset;
-        match match_at(&text[start..], key) {
-            Some(len) => {
-                let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
-                out.push_str(&text[copied..start]);
+        match match_prefix(&text[start..], key) {
+            Prefix::Key(len) => {
+                let out = found
+                    .out
+                    .get_or_insert_with(|| String::with_capacity(text.len()));
+                out.push_str(&text[found.copied..start]);
                 out.push_str(REDACTED);
-                copied = start + len;
-                at = copied;
+                found.copied = start + len;
+                at = found.copied;
             }
-            None => {
-                // Step over this character (and a whole escape, so `\\u0053` is not read as
+            Prefix::Short if more => {
+                found.held = Some(start);
+                return found;
+            }
+            Prefix::Not | Prefix::Short => {
+                // Step over this character (and a whole escape, so `\\\\u0053` is not read as
                 // an escape of its second backslash).
                 let step = if text[start..].starts_with("\\\\") {
                     2
@@ -92,31 +122,53 @@ fn redacted(text: &str, key: &str) -> Option<String> {
             }
         }
     }
-    let mut out = out?;
-    out.push_str(&text[copied..]);
-    Some(out)
+    found
 }
 
-/// The length of `key` at the start of `text`, each of its characters written as it is or as a
-/// JSON string escape; `None` when `text` does not start with it.
-fn match_at(text: &str, key: &str) -> Option<usize> {
+/// Whether `text` starts with the key.
+enum Prefix {
+    /// It does, in this many bytes.
+    Key(usize),
+    /// It does not.
+    Not,
+    /// It starts like the key but ends before the key does: more text decides.
+    Short,
+}
+
+/// Whether `text` starts with `key`, each of its characters written as it is or as a JSON string
+/// escape.
+fn match_prefix(text: &str, key: &str) -> Prefix {
     let bytes = text.as_bytes();
     let mut pos = 0;
     for c in key.chars() {
         let rest = &text[pos..];
+        if rest.is_empty() {
+            return Prefix::Short;
+        }
         if rest.starts_with(c) {
             pos += c.len_utf8();
             continue;
         }
-        if bytes.get(pos) != Some(&b'\\') {
-            return None;
+        if bytes[pos] != b'\\' {
+            return Prefix::Not;
         }
-        let decoded = match bytes.get(pos + 1)? {
+        let Some(&escape) = bytes.get(pos + 1) else {
+            return Prefix::Short;
+        };
+        let decoded = match escape {
             b'u' => {
-                let hex = text.get(pos + 2..pos + 6)?;
-                let unit = u32::from_str_radix(hex, 16).ok()?;
+                if text.len() < pos + 6 {
+                    return Prefix::Short;
+                }
+                let Some(unit) = text
+                    .get(pos + 2..pos + 6)
+                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                    .and_then(char::from_u32)
+                else {
+                    return Prefix::Not;
+                };
                 pos += 6;
-                char::from_u32(unit)?
+                unit
             }
             short => {
                 pos += 2;
@@ -125,15 +177,68 @@ fn match_at(text: &str, key: &str) -> Option<usize> {
                     b'\'' => '\'',
                     b'\\' => '\\',
                     b'/' => '/',
-                    _ => return None,
+                    _ => return Prefix::Not,
                 }
             }
         };
         if decoded != c {
-            return None;
+            return Prefix::Not;
         }
     }
-    Some(pos)
+    Prefix::Key(pos)
+}
+
+/// The key's redaction for text that arrives in pieces (a streamed reply's text, reasoning or
+/// refusal): the pieces it gives, joined, are [`ApiKey::redact`] of the whole text, so a key cut
+/// across two pieces is caught. Text that could still be the start of the key is held back until
+/// the next piece shows whether it is, or until [`finish`](Self::finish).
+#[derive(Debug, Default)]
+pub(crate) struct PieceRedactor {
+    held: String,
+}
+
+impl PieceRedactor {
+    /// The text to pass on for `piece` (possibly empty).
+    pub(crate) fn push(&mut self, key: &ApiKey, piece: String) -> String {
+        let Some(key) = key.expose().filter(|k| k.len() >= 4) else {
+            return piece;
+        };
+        let text = if self.held.is_empty() {
+            piece
+        } else {
+            let mut text = std::mem::take(&mut self.held);
+            text.push_str(&piece);
+            text
+        };
+        self.redact(text, key, false)
+    }
+
+    /// The text held back, at the end of the stream.
+    pub(crate) fn finish(&mut self, key: &ApiKey) -> String {
+        let held = std::mem::take(&mut self.held);
+        match key.expose().filter(|k| k.len() >= 4) {
+            Some(key) if !held.is_empty() => self.redact(held, key, true),
+            _ => held,
+        }
+    }
+
+    /// `text` redacted as [`ApiKey::redact`] does, but from the first place that could still be
+    /// the start of the key on (unless `last`), which is held back.
+    fn redact(&mut self, text: String, key: &str, last: bool) -> String {
+        let scan = scan(&text, key, !last);
+        let end = scan.held.unwrap_or(text.len());
+        if let Some(held) = scan.held {
+            self.held = text[held..].to_owned();
+        }
+        match scan.out {
+            Some(mut out) => {
+                out.push_str(&text[scan.copied..end]);
+                out
+            }
+            None if end == text.len() => text,
+            None => text[..end].to_owned(),
+        }
+    }
 }
 
 /// A provider's reply, redacted of the key before the transport hands it on: a server that echoes
@@ -181,6 +286,53 @@ impl fmt::Debug for ApiKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_cut_across_pieces_is_redacted_as_in_the_whole_text() {
+        let key = ApiKey::new("sk-secret-123");
+        let texts = [
+            "the key sk-secret-123 and again sk-secret-123!",
+            r"escaped \u0073k-secret-123 and \\u0073k-secret-123 and sk\/secret",
+            "almost sk-secret-12 then sk-secret-123",
+            "ends with the start of it: sk-sec",
+            "no key at all, only Grüße — 日本 🙂",
+            r"sk-secret-123\",
+        ];
+        for text in texts {
+            let whole = key.redact(text.to_owned());
+            let bounds: Vec<usize> = (0..=text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .collect();
+            // Cut once at every place, then at every character.
+            let mut cuts: Vec<Vec<usize>> = bounds.iter().map(|&b| vec![b]).collect();
+            cuts.push(bounds.clone());
+            for cut in cuts {
+                let mut redactor = PieceRedactor::default();
+                let mut joined = String::new();
+                let mut start = 0;
+                for &end in cut.iter().chain([&text.len()]) {
+                    if end >= start {
+                        joined.push_str(&redactor.push(&key, text[start..end].to_owned()));
+                        start = end;
+                    }
+                }
+                joined.push_str(&redactor.finish(&key));
+                assert_eq!(joined, whole, "{text:?} cut at {cut:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn only_what_could_start_the_key_is_held_back() {
+        let key = ApiKey::new("sk-secret-123");
+        let mut redactor = PieceRedactor::default();
+        assert_eq!(redactor.push(&key, "so it is, sk-se".into()), "so it is, ");
+        assert_eq!(redactor.push(&key, "ven".into()), "sk-seven");
+        assert_eq!(redactor.push(&key, " sk".into()), " ");
+        assert_eq!(redactor.finish(&key), "sk");
+        let none = ApiKey::new("");
+        assert_eq!(PieceRedactor::default().push(&none, "sk".into()), "sk");
+    }
 
     #[test]
     fn debug_never_shows_the_key() {

@@ -75,6 +75,48 @@ macro_rules! transport_settings {
                 self
             }
 
+            /// The longest wait for the next event of a streamed reply once it has begun (120 s
+            /// by default); a server silent for longer breaks the stream. An event or a comment
+            /// resets it, a single byte does not. The wait for the first byte is bounded by
+            /// [`with_timeout`](Self::with_timeout) alone, as is the whole stream.
+            ///
+            /// ```
+            /// use std::time::Duration;
+            #[doc = concat!("use intent_core::provider::", stringify!($ty), ";")]
+            ///
+            #[doc = concat!("let provider = ", stringify!($ty), "::new(\"key\").with_idle_timeout(Duration::from_secs(30));")]
+            /// assert_eq!(provider.idle_timeout(), Duration::from_secs(30));
+            /// ```
+            pub fn with_idle_timeout(mut self, timeout: ::std::time::Duration) -> Self {
+                self.transport.idle_timeout = timeout;
+                self
+            }
+
+            /// The largest event of a streamed reply, in bytes (4 MiB by default); a larger one
+            /// stops the stream with an error. The whole stream is bounded by
+            /// [`with_max_response_bytes`](Self::with_max_response_bytes).
+            ///
+            /// ```
+            #[doc = concat!("use intent_core::provider::", stringify!($ty), ";")]
+            ///
+            #[doc = concat!("let provider = ", stringify!($ty), "::new(\"key\").with_max_event_bytes(1 << 20);")]
+            /// # let _ = provider;
+            /// ```
+            pub fn with_max_event_bytes(mut self, bytes: usize) -> Self {
+                self.transport.max_event_bytes = bytes;
+                self
+            }
+
+            /// The longest wait for the next event of a streamed reply.
+            ///
+            /// ```
+            #[doc = concat!("let provider = intent_core::provider::", stringify!($ty), "::new(\"key\");")]
+            /// assert_eq!(provider.idle_timeout().as_secs(), 120);
+            /// ```
+            pub fn idle_timeout(&self) -> ::std::time::Duration {
+                self.transport.idle_timeout
+            }
+
             /// The timeout for one HTTP request.
             ///
             /// ```
