@@ -51,7 +51,9 @@ pub mod catalog;
 pub mod collections;
 pub mod input;
 pub mod prompt;
+pub mod pricing;
 pub mod provider;
+pub mod ratelimit;
 pub mod read;
 pub mod schema;
 pub mod shape;
@@ -65,10 +67,12 @@ pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
 pub use intent::Intent;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
+pub use pricing::{Price, Pricing};
 pub use provider::{AnthropicProvider, GeminiProvider, OpenAiProvider, Provider, ScriptedProvider};
 pub use request::{
     AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME,
 };
+pub use ratelimit::{RateLimit, RateLimiter};
 pub use result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
 
 #[cfg(feature = "derive")]
