@@ -248,9 +248,14 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
                 }
             }
             let deadline = limits.deadline.map(|(_, at)| at);
-            send_within(job.client, &request, job.options.provider.as_deref(), deadline)
-                .await
-                .map(|(provider, response)| (false, provider, counted(response)))
+            send_within(
+                job.client,
+                &request,
+                job.options.provider.as_deref(),
+                deadline,
+            )
+            .await
+            .map(|(provider, response)| (false, provider, counted(response)))
         }
         .instrument(span.clone());
 
@@ -272,7 +277,9 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
                     ProviderErrorKind::RateLimitWait => IssueKind::Limit,
                     _ => IssueKind::Provider,
                 };
-                record.issues.push(ResultIssue::new(kind, error.to_string()));
+                record
+                    .issues
+                    .push(ResultIssue::new(kind, error.to_string()));
                 span.record("outcome", "provider failed");
                 let issues = record.issues.clone();
                 records.push(record);

@@ -50,8 +50,8 @@ pub mod cache;
 pub mod catalog;
 pub mod collections;
 pub mod input;
-pub mod prompt;
 pub mod pricing;
+pub mod prompt;
 pub mod provider;
 pub mod ratelimit;
 pub mod read;
@@ -69,10 +69,10 @@ pub use intent::Intent;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
 pub use pricing::{Price, Pricing};
 pub use provider::{AnthropicProvider, GeminiProvider, OpenAiProvider, Provider, ScriptedProvider};
+pub use ratelimit::{RateLimit, RateLimiter};
 pub use request::{
     AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME,
 };
-pub use ratelimit::{RateLimit, RateLimiter};
 pub use result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
 
 #[cfg(feature = "derive")]

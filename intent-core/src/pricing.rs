@@ -187,14 +187,19 @@ impl Pricing {
     /// same under the provider `"*"`.
     pub fn price(&self, provider: &str, model: &str) -> Option<&Price> {
         let base = without_snapshot_date(model);
-        [(provider, model), (provider, base), ("*", model), ("*", base)]
-            .into_iter()
-            .find_map(|(provider, model)| {
-                self.prices
-                    .iter()
-                    .find(|(p, m, _)| p == provider && m == model)
-                    .map(|(_, _, price)| price)
-            })
+        [
+            (provider, model),
+            (provider, base),
+            ("*", model),
+            ("*", base),
+        ]
+        .into_iter()
+        .find_map(|(provider, model)| {
+            self.prices
+                .iter()
+                .find(|(p, m, _)| p == provider && m == model)
+                .map(|(_, _, price)| price)
+        })
     }
 
     /// The same table at batch prices: every price less its batch discount.
@@ -203,7 +208,9 @@ impl Pricing {
             prices: self
                 .prices
                 .iter()
-                .map(|(provider, model, price)| (provider.clone(), model.clone(), price.for_batch()))
+                .map(|(provider, model, price)| {
+                    (provider.clone(), model.clone(), price.for_batch())
+                })
                 .collect(),
         }
     }
@@ -239,10 +246,12 @@ impl Pricing {
 
     /// The valid price of `model` of `provider`, or the error that names what is missing.
     fn checked(&self, provider: &str, model: &str) -> Result<&Price, CostError> {
-        let price = self.price(provider, model).ok_or_else(|| CostError::NoPrice {
-            provider: provider.to_owned(),
-            model: model.to_owned(),
-        })?;
+        let price = self
+            .price(provider, model)
+            .ok_or_else(|| CostError::NoPrice {
+                provider: provider.to_owned(),
+                model: model.to_owned(),
+            })?;
         if price.is_valid() {
             Ok(price)
         } else {
@@ -280,7 +289,10 @@ fn without_snapshot_date(model: &str) -> &str {
     };
     for len in [10, 8] {
         if let Some(cut) = model.len().checked_sub(len + 1) {
-            if model.as_bytes()[cut] == b'-' && model.is_char_boundary(cut + 1) && is_date(&model[cut + 1..]) {
+            if model.as_bytes()[cut] == b'-'
+                && model.is_char_boundary(cut + 1)
+                && is_date(&model[cut + 1..])
+            {
                 return &model[..cut];
             }
         }
@@ -341,8 +353,14 @@ mod tests {
 
     #[test]
     fn snapshot_dates_are_cut_and_nothing_else() {
-        assert_eq!(without_snapshot_date("gpt-4o-mini-2024-07-18"), "gpt-4o-mini");
-        assert_eq!(without_snapshot_date("claude-sonnet-4-5-20250929"), "claude-sonnet-4-5");
+        assert_eq!(
+            without_snapshot_date("gpt-4o-mini-2024-07-18"),
+            "gpt-4o-mini"
+        );
+        assert_eq!(
+            without_snapshot_date("claude-sonnet-4-5-20250929"),
+            "claude-sonnet-4-5"
+        );
         assert_eq!(without_snapshot_date("gpt-4o"), "gpt-4o");
         assert_eq!(without_snapshot_date("model-1234567"), "model-1234567");
         assert_eq!(without_snapshot_date("x-2024-7-180"), "x-2024-7-180");
@@ -357,8 +375,20 @@ mod tests {
             .with("*", "m", Price::per_million(9.0, 9.0))
             .with("p", "m", Price::per_million(1.0, 1.0))
             .with("p", "m-2025-01-01", Price::per_million(2.0, 2.0));
-        assert_eq!(pricing.price("p", "m-2025-01-01").unwrap().input_per_million, 2.0);
-        assert_eq!(pricing.price("p", "m-2025-02-01").unwrap().input_per_million, 1.0);
+        assert_eq!(
+            pricing
+                .price("p", "m-2025-01-01")
+                .unwrap()
+                .input_per_million,
+            2.0
+        );
+        assert_eq!(
+            pricing
+                .price("p", "m-2025-02-01")
+                .unwrap()
+                .input_per_million,
+            1.0
+        );
         assert_eq!(pricing.price("q", "m").unwrap().input_per_million, 9.0);
         assert_eq!(pricing.len(), 3);
     }
@@ -378,7 +408,10 @@ mod tests {
             let pricing = Pricing::new().with("p", "m", bad);
             assert_eq!(
                 pricing.cost_of([&attempt]),
-                Err(CostError::InvalidPrice { provider: "p".into(), model: "m".into() })
+                Err(CostError::InvalidPrice {
+                    provider: "p".into(),
+                    model: "m".into()
+                })
             );
         }
     }

@@ -76,7 +76,9 @@ impl Bucket {
         }
         let ready = match self.refill_per_second {
             Some(rate) => Duration::try_from_secs_f64(need as f64 / rate)
-                .map_or(self.full_at, |refill| (self.seen_at + refill).min(self.full_at)),
+                .map_or(self.full_at, |refill| {
+                    (self.seen_at + refill).min(self.full_at)
+                }),
             None => self.full_at,
         };
         (ready > now).then_some(ready)

@@ -115,7 +115,9 @@ impl RateLimit {
     fn token_time(&self, tokens: u64) -> Option<Duration> {
         let tpm = u128::from(self.tokens_per_minute.filter(|&n| n > 0)?);
         let nanos = (u128::from(tokens) * 60_000_000_000).div_ceil(tpm);
-        Some(Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX)))
+        Some(Duration::from_nanos(
+            u64::try_from(nanos).unwrap_or(u64::MAX),
+        ))
     }
 
     /// What a request estimated at `tokens` is charged: at most a minute's tokens.
@@ -263,8 +265,7 @@ impl RateLimiter {
         let limit = self.inner.limit;
         let estimate = estimate_tokens(request);
         let tokens = limit.charge(estimate);
-        let max_wait =
-            deadline.map(|at| at.saturating_duration_since(std::time::Instant::now()));
+        let max_wait = deadline.map(|at| at.saturating_duration_since(std::time::Instant::now()));
         let (at, granted) = self
             .reserve(tokens, max_wait)
             .await

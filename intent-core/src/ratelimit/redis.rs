@@ -110,7 +110,11 @@ impl RateLimiter {
     ///     .build()?;
     /// # let _ = client; Ok(()) }
     /// ```
-    pub async fn redis(url: &str, name: &str, limit: RateLimit) -> Result<RateLimiter, IntentError> {
+    pub async fn redis(
+        url: &str,
+        name: &str,
+        limit: RateLimit,
+    ) -> Result<RateLimiter, IntentError> {
         limit.check()?;
         let client = redis::Client::open(url)
             .map_err(|e| IntentError::Config(format!("rate limiter: invalid Redis URL: {e}")))?;
@@ -140,7 +144,11 @@ impl Shared {
         &self.key
     }
 
-    async fn step<const N: usize>(&self, args: [i64; N], step: &str) -> redis::RedisResult<[i64; 3]> {
+    async fn step<const N: usize>(
+        &self,
+        args: [i64; N],
+        step: &str,
+    ) -> redis::RedisResult<[i64; 3]> {
         let mut connection = self.connection.clone();
         let mut command = redis::cmd("EVAL");
         command.arg(SCRIPT).arg(1).arg(&self.key).arg(step);
@@ -171,7 +179,10 @@ impl Shared {
         let not_before_us = not_before.map_or(0, |(at, _)| micros_up(at - asked));
         let max_wait_us = max_wait.map_or(-1, micros_down);
         let [granted, wait_us, bound] = self
-            .step([request_us, token_us, not_before_us, max_wait_us], "reserve")
+            .step(
+                [request_us, token_us, not_before_us, max_wait_us],
+                "reserve",
+            )
             .await?;
         let wait = Duration::from_micros(u64::try_from(wait_us).unwrap_or(0));
         if granted == 1 {

@@ -2,8 +2,8 @@
 //! fallback, a cache hit and a real HTTP reply with cached tokens.
 
 use intent_core::cache::MemoryCache;
-use intent_core::pricing::CostError;
 use intent_core::prelude::*;
+use intent_core::pricing::CostError;
 use intent_core::provider::{AiResponse, OpenAiProvider, ProviderError, ProviderErrorKind};
 use intent_core::{Price, Pricing, Usage};
 use serde_json::json;
@@ -19,8 +19,16 @@ fn reply(text: &str, model: &str, input: u64, output: u64) -> AiResponse {
 
 fn pricing() -> Pricing {
     Pricing::new()
-        .with("openai", "gpt-4o-mini", Price::per_million(0.15, 0.60).with_cached_input(0.075))
-        .with("anthropic", "claude-haiku-4-5", Price::per_million(1.0, 5.0))
+        .with(
+            "openai",
+            "gpt-4o-mini",
+            Price::per_million(0.15, 0.60).with_cached_input(0.075),
+        )
+        .with(
+            "anthropic",
+            "claude-haiku-4-5",
+            Price::per_million(1.0, 5.0),
+        )
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -30,8 +38,18 @@ fn close(a: f64, b: f64) -> bool {
 #[tokio::test]
 async fn a_retried_call_costs_every_attempt_at_its_model() {
     let model = ScriptedProvider::new([
-        reply("{\"value\": \"three\"}", "gpt-4o-mini-2024-07-18", 1_000_000, 100_000),
-        reply("{\"value\": 3}", "gpt-4o-mini-2024-07-18", 1_200_000, 50_000),
+        reply(
+            "{\"value\": \"three\"}",
+            "gpt-4o-mini-2024-07-18",
+            1_000_000,
+            100_000,
+        ),
+        reply(
+            "{\"value\": 3}",
+            "gpt-4o-mini-2024-07-18",
+            1_200_000,
+            50_000,
+        ),
     ])
     .with_name("openai");
     let client = IntentClient::new(model);
@@ -92,7 +110,10 @@ async fn a_cache_hit_costs_nothing() {
         .build()
         .unwrap();
     let first = u32::ai(&client, "a b c", "Count the words.").await;
-    assert!(first.cost(&pricing()).is_err(), "the model call is not priced");
+    assert!(
+        first.cost(&pricing()).is_err(),
+        "the model call is not priced"
+    );
     let hit = u32::ai(&client, "a b c", "Count the words.").await;
     assert!(hit.attempts()[0].from_cache);
     assert_eq!(hit.cost(&pricing()), Ok(0.0));
@@ -125,7 +146,10 @@ async fn cached_input_tokens_from_the_wire_are_priced_at_the_cached_rate() {
             .with_cached_input(0.075)
             .with_batch_discount(0.5),
     );
-    assert!(close(result.cost(&batch.for_batch()).unwrap(), expected / 2.0));
+    assert!(close(
+        result.cost(&batch.for_batch()).unwrap(),
+        expected / 2.0
+    ));
 }
 
 #[test]

@@ -29,12 +29,22 @@ impl Clocked {
     }
 
     fn answering(name: &str, n: usize) -> Clocked {
-        Clocked::new(name, (0..n).map(|_| AiResponse::new("{\"value\": 3}", "m")).collect())
+        Clocked::new(
+            name,
+            (0..n)
+                .map(|_| AiResponse::new("{\"value\": 3}", "m"))
+                .collect(),
+        )
     }
 
     /// Arrival times, from `start`.
     fn times_from(&self, start: Instant) -> Vec<Duration> {
-        self.times.lock().unwrap().iter().map(|t| *t - start).collect()
+        self.times
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|t| *t - start)
+            .collect()
     }
 }
 
@@ -296,5 +306,8 @@ fn a_zero_limit_is_refused() {
         .rate_limit(per_minute(None, Some(0)))
         .build()
         .unwrap_err();
-    assert!(error.to_string().contains("tokens_per_minute is 0"), "{error}");
+    assert!(
+        error.to_string().contains("tokens_per_minute is 0"),
+        "{error}"
+    );
 }

@@ -83,12 +83,18 @@ impl RateLimitStatus {
                 "x-ratelimit-reset-requests",
                 "anthropic-ratelimit-requests-reset",
             ),
-            tokens_limit: count("x-ratelimit-limit-tokens", "anthropic-ratelimit-tokens-limit"),
+            tokens_limit: count(
+                "x-ratelimit-limit-tokens",
+                "anthropic-ratelimit-tokens-limit",
+            ),
             tokens_remaining: count(
                 "x-ratelimit-remaining-tokens",
                 "anthropic-ratelimit-tokens-remaining",
             ),
-            tokens_reset: reset("x-ratelimit-reset-tokens", "anthropic-ratelimit-tokens-reset"),
+            tokens_reset: reset(
+                "x-ratelimit-reset-tokens",
+                "anthropic-ratelimit-tokens-reset",
+            ),
         };
         (status != RateLimitStatus::default()).then_some(status)
     }
@@ -263,8 +269,16 @@ mod tests {
         assert_eq!(at("1970-01-01T00:00:00Z"), Duration::ZERO);
         assert_eq!(at("2025-08-21T12:40:59Z").as_secs(), 1_755_780_059);
         assert_eq!(at("2025-08-21T14:40:59+02:00").as_secs(), 1_755_780_059);
-        assert_eq!(at("2024-02-29T00:00:00.250Z"), Duration::from_millis(1_709_164_800_250));
-        for bad in ["2025-13-01T00:00:00Z", "2025-08-21 12:40", "2025-08-21T12:40:59", "yesterday"] {
+        assert_eq!(
+            at("2024-02-29T00:00:00.250Z"),
+            Duration::from_millis(1_709_164_800_250)
+        );
+        for bad in [
+            "2025-13-01T00:00:00Z",
+            "2025-08-21 12:40",
+            "2025-08-21T12:40:59",
+            "yesterday",
+        ] {
             assert_eq!(parse_rfc3339(bad), None, "{bad}");
         }
     }
@@ -320,7 +334,10 @@ mod tests {
             ("x-ratelimit-reset-requests", "soon"),
         ]);
         assert_eq!(RateLimitStatus::from_headers(&h), None);
-        let h = headers(&[("x-ratelimit-remaining-tokens", "-5"), ("x-ratelimit-limit-tokens", "12.7")]);
+        let h = headers(&[
+            ("x-ratelimit-remaining-tokens", "-5"),
+            ("x-ratelimit-limit-tokens", "12.7"),
+        ]);
         let status = RateLimitStatus::from_headers(&h).unwrap();
         assert_eq!(status.tokens_remaining, None);
         assert_eq!(status.tokens_limit, Some(12));
