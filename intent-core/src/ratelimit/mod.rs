@@ -46,7 +46,11 @@
 //! A request waits for its slot. When the call has a deadline and the slot comes after it, the
 //! request is not sent and the call ends at once with an [`IssueKind::Limit`](crate::IssueKind::Limit)
 //! issue that names the limit that held it (`requests_per_minute = 600`, the provider's headers, or
-//! its `retry-after`). Attempts and fallbacks are paced by the limiter of the provider they go to.
+//! its `retry-after`). Attempts and fallbacks are paced by the limiter of the provider they go to,
+//! and a provider whose slot comes after the deadline is passed over for its fallback, as a failed
+//! one is. A judge's request is paced by its provider's limiter too, and ends at the call's deadline
+//! like the rest of the call. A call dropped while it waits gives its slot up unused; the schedule
+//! does not move back for it.
 //!
 //! # Adapting to the provider
 //!

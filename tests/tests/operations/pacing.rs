@@ -258,6 +258,34 @@ async fn a_wait_past_the_deadline_ends_the_call_at_once_with_a_limit_issue() {
 }
 
 #[tokio::test]
+async fn a_provider_whose_slot_is_past_the_deadline_is_passed_over_for_its_fallback() {
+    let primary = Clocked::answering("openai", 2);
+    let fallback = Clocked::answering("anthropic", 1);
+    let client = IntentClient::builder()
+        .provider(primary.clone())
+        .fallback(fallback.clone())
+        .rate_limiter("openai", per_minute(Some(1), None))
+        .build()
+        .unwrap();
+    let options = || AiRequestOptions {
+        deadline: Some(Duration::from_secs(5)),
+        ..AiRequestOptions::default()
+    };
+    assert!(u32::ai(&client, "a b c", "Count the words.")
+        .options(options())
+        .await
+        .is_success());
+    let started = std::time::Instant::now();
+    let second = u32::ai(&client, "a b c", "Count the words.")
+        .options(options())
+        .await;
+    assert!(second.is_success(), "{:?}", second.issues());
+    assert_eq!(second.attempts()[0].provider, "anthropic");
+    assert!(started.elapsed() < Duration::from_secs(1));
+    assert_eq!(primary.times.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
 async fn a_token_wait_past_the_deadline_names_the_token_limit_and_the_estimate() {
     let model = Clocked::answering("openai", 2);
     let client = IntentClient::builder()
@@ -270,8 +298,8 @@ async fn a_token_wait_past_the_deadline_names_the_token_limit_and_the_estimate()
         max_output_tokens: Some(900),
         ..AiRequestOptions::default()
     };
-    // The reply reports no usage, so the first request keeps its estimate (over 900 tokens: most
-    // of a minute).
+    // The reply reports no usage, so the first request keeps its estimate: over 1000 tokens (1024
+    // for the reply alone), charged as the whole minute.
     assert!(count(&client).await.is_success());
     let second = u32::ai(&client, "a b c", "Count the words.")
         .options(options)
