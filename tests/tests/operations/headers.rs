@@ -45,6 +45,27 @@ async fn three_calls(client: &IntentClient) {
     }
 }
 
+/// Three calls to `server` through `provider`, paced by its headers alone (no configured figure):
+/// each gap the server saw is within `min..max` milliseconds.
+async fn assert_paced_by_headers(
+    server: &ClockedServer,
+    provider: impl Provider + 'static,
+    (min, max): (u64, u64),
+) {
+    let client = IntentClient::builder()
+        .provider(provider)
+        .rate_limit(RateLimit::default())
+        .build()
+        .unwrap();
+    three_calls(&client).await;
+    for gap in gaps(&server.times()) {
+        assert!(
+            gap >= Duration::from_millis(min) && gap < Duration::from_millis(max),
+            "{gap:?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn openai_rate_limit_headers_reach_the_response() {
     let server = ClockedServer::start(Wire::OpenAi, (10, 2), openai_exhausted()).await;
@@ -108,17 +129,7 @@ async fn without_headers_there_is_no_status() {
 #[tokio::test]
 async fn openai_headers_with_no_request_left_slow_the_next_request_before_a_429() {
     let server = ClockedServer::start(Wire::OpenAi, (10, 2), openai_exhausted()).await;
-    // No configured figure: the headers alone pace the client.
-    let client = IntentClient::builder()
-        .provider(openai(&server))
-        .rate_limit(RateLimit::default())
-        .build()
-        .unwrap();
-    three_calls(&client).await;
-    for gap in gaps(&server.times()) {
-        assert!(gap >= Duration::from_millis(990), "{gap:?}");
-        assert!(gap < Duration::from_millis(1500), "{gap:?}");
-    }
+    assert_paced_by_headers(&server, openai(&server), (990, 1500)).await;
 }
 
 #[tokio::test]
@@ -148,18 +159,7 @@ async fn openai_headers_with_too_few_tokens_left_hold_the_request_for_the_shortf
         }),
     )
     .await;
-    let client = IntentClient::builder()
-        .provider(openai(&server))
-        .rate_limit(RateLimit::default())
-        .build()
-        .unwrap();
-    three_calls(&client).await;
-    for gap in gaps(&server.times()) {
-        assert!(
-            gap >= Duration::from_millis(900) && gap < Duration::from_millis(2500),
-            "{gap:?}"
-        );
-    }
+    assert_paced_by_headers(&server, openai(&server), (900, 2500)).await;
 }
 
 #[tokio::test]
@@ -179,18 +179,7 @@ async fn anthropic_headers_with_no_request_left_slow_the_next_request() {
         }),
     )
     .await;
-    let client = IntentClient::builder()
-        .provider(anthropic(&server))
-        .rate_limit(RateLimit::default())
-        .build()
-        .unwrap();
-    three_calls(&client).await;
-    for gap in gaps(&server.times()) {
-        assert!(
-            gap >= Duration::from_millis(950) && gap < Duration::from_millis(1500),
-            "{gap:?}"
-        );
-    }
+    assert_paced_by_headers(&server, anthropic(&server), (950, 1500)).await;
 }
 
 #[tokio::test]

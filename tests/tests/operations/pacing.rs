@@ -72,6 +72,15 @@ fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
+/// A client of `model` alone, every provider within `limit`.
+fn limited(model: &Clocked, limit: RateLimit) -> IntentClient {
+    IntentClient::builder()
+        .provider(model.clone())
+        .rate_limit(limit)
+        .build()
+        .unwrap()
+}
+
 async fn count(client: &IntentClient) -> AiResult<u32> {
     u32::ai(client, "a b c", "Count the words.").await
 }
@@ -79,11 +88,7 @@ async fn count(client: &IntentClient) -> AiResult<u32> {
 #[tokio::test(start_paused = true)]
 async fn sequential_calls_are_spaced_by_the_request_interval() {
     let model = Clocked::answering("openai", 5);
-    let client = IntentClient::builder()
-        .provider(model.clone())
-        .rate_limit(per_minute(Some(60), None))
-        .build()
-        .unwrap();
+    let client = limited(&model, per_minute(Some(60), None));
     let start = Instant::now();
     for _ in 0..5 {
         assert!(count(&client).await.is_success());
@@ -97,11 +102,7 @@ async fn sequential_calls_are_spaced_by_the_request_interval() {
 #[tokio::test(start_paused = true)]
 async fn concurrent_calls_take_evenly_spaced_slots() {
     let model = Clocked::answering("openai", 10);
-    let client = IntentClient::builder()
-        .provider(model.clone())
-        .rate_limit(per_minute(Some(600), None))
-        .build()
-        .unwrap();
+    let client = limited(&model, per_minute(Some(600), None));
     let start = Instant::now();
     let mut calls = tokio::task::JoinSet::new();
     for _ in 0..10 {
@@ -119,11 +120,7 @@ async fn concurrent_calls_take_evenly_spaced_slots() {
 #[tokio::test(start_paused = true)]
 async fn a_pause_is_never_banked_into_a_burst() {
     let model = Clocked::answering("openai", 3);
-    let client = IntentClient::builder()
-        .provider(model.clone())
-        .rate_limit(per_minute(Some(60), None))
-        .build()
-        .unwrap();
+    let client = limited(&model, per_minute(Some(60), None));
     let start = Instant::now();
     count(&client).await;
     tokio::time::sleep(Duration::from_secs(10)).await;
@@ -143,11 +140,7 @@ async fn the_token_estimate_is_corrected_by_the_reply_usage() {
     light.usage.input_tokens = 9;
     light.usage.output_tokens = 1;
     let model = Clocked::new("openai", vec![heavy, light.clone(), light]);
-    let client = IntentClient::builder()
-        .provider(model.clone())
-        .rate_limit(per_minute(None, Some(60_000)))
-        .build()
-        .unwrap();
+    let client = limited(&model, per_minute(None, Some(60_000)));
     let options = || AiRequestOptions {
         max_output_tokens: Some(100),
         ..AiRequestOptions::default()
@@ -223,11 +216,7 @@ async fn clients_sharing_a_limiter_share_its_schedule() {
 #[tokio::test]
 async fn a_wait_past_the_deadline_ends_the_call_at_once_with_a_limit_issue() {
     let model = Clocked::answering("openai", 2);
-    let client = IntentClient::builder()
-        .provider(model.clone())
-        .rate_limit(per_minute(Some(1), None))
-        .build()
-        .unwrap();
+    let client = limited(&model, per_minute(Some(1), None));
     let options = || AiRequestOptions {
         deadline: Some(Duration::from_secs(5)),
         ..AiRequestOptions::default()
