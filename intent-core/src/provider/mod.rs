@@ -81,7 +81,8 @@ pub struct AiResponse {
     /// The key's rate-limit state, when the reply's headers reported it (OpenAI's
     /// `x-ratelimit-*`, Anthropic's `anthropic-ratelimit-*`): what lets a client's
     /// [`RateLimiter`](crate::ratelimit::RateLimiter) slow down before the provider refuses.
-    pub rate_limit: Option<RateLimitStatus>,
+    /// Boxed, so that a reply without one stays small.
+    pub rate_limit: Option<Box<RateLimitStatus>>,
 }
 
 impl AiResponse {

@@ -555,7 +555,7 @@ impl Transport {
             e.message = key.redact(std::mem::take(&mut e.message));
             e.with_provider(provider)
         })?;
-        response.rate_limit = rate_limit;
+        response.rate_limit = rate_limit.map(Box::new);
         Ok(response)
     }
 }
