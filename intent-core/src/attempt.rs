@@ -13,11 +13,11 @@ use crate::intent::Intent;
 use crate::judge::{self, JudgeCase, Verdict};
 use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
-use crate::provider::{AiResponse, FinishReason};
+use crate::provider::{AiResponse, FinishReason, ProviderErrorKind};
 use crate::read;
 use crate::request::AiRequest;
 use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
-use crate::send::send;
+use crate::send::send_within;
 use crate::shape::TypeInfo;
 
 /// Runs a call to its end: a verified value, or the issues that kept every attempt from one.
@@ -247,9 +247,15 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
                     }
                 }
             }
-            send(job.client, &request, job.options.provider.as_deref())
-                .await
-                .map(|(provider, response)| (false, provider, counted(response)))
+            let deadline = limits.deadline.map(|(_, at)| at);
+            send_within(
+                job.client,
+                &request,
+                job.options.provider.as_deref(),
+                deadline,
+            )
+            .await
+            .map(|(provider, response)| (false, provider, counted(response)))
         }
         .instrument(span.clone());
 
@@ -266,9 +272,14 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
             Err(error) => {
                 record.latency = started.elapsed();
                 record.provider.clone_from(&error.provider);
+                // A rate limit that would hold the request past the deadline is the call's limit.
+                let kind = match error.kind {
+                    ProviderErrorKind::RateLimitWait => IssueKind::Limit,
+                    _ => IssueKind::Provider,
+                };
                 record
                     .issues
-                    .push(ResultIssue::new(IssueKind::Provider, error.to_string()));
+                    .push(ResultIssue::new(kind, error.to_string()));
                 span.record("outcome", "provider failed");
                 let issues = record.issues.clone();
                 records.push(record);

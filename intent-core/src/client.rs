@@ -11,6 +11,7 @@ use crate::call::AiCall;
 use crate::error::IntentError;
 use crate::options::{AiRequestOptions, IntentClientOptions};
 use crate::provider::Provider;
+use crate::ratelimit::{RateLimit, RateLimiter, RateLimiters};
 
 /// The entry point: a primary provider, optional fallbacks, and options. Cheap to clone; clones
 /// share everything.
@@ -35,6 +36,8 @@ pub(crate) struct ClientInner {
     pub(crate) providers: Vec<Arc<dyn Provider>>,
     pub(crate) options: IntentClientOptions,
     pub(crate) cache: Option<Arc<dyn Cache>>,
+    /// Each provider's rate limiter, in provider order.
+    pub(crate) rate_limiters: RateLimiters,
 }
 
 impl fmt::Debug for IntentClient {
@@ -54,6 +57,7 @@ impl IntentClient {
                 providers: vec![Arc::new(provider)],
                 options: IntentClientOptions::default(),
                 cache: None,
+                rate_limiters: RateLimiters::default(),
             }),
         }
     }
@@ -75,6 +79,11 @@ impl IntentClient {
 
     pub(crate) fn providers(&self) -> &[Arc<dyn Provider>] {
         &self.inner.providers
+    }
+
+    /// The rate limiter of the provider at `index`, when it has one.
+    pub(crate) fn rate_limiter(&self, index: usize) -> Option<&RateLimiter> {
+        self.inner.rate_limiters.get(index)
     }
 
     /// The client's reply cache, when it has one.
@@ -123,6 +132,8 @@ pub struct IntentClientBuilder {
     has_primary: bool,
     options: IntentClientOptions,
     cache: Option<Arc<dyn Cache>>,
+    rate_limit: Option<RateLimit>,
+    rate_limiters: Vec<(String, RateLimiter)>,
 }
 
 impl IntentClientBuilder {
@@ -163,6 +174,51 @@ impl IntentClientBuilder {
         self
     }
 
+    /// Paces every provider of the client within `limit`, each with its own count (limits belong
+    /// to a provider's key). Requests wait for their slot, within the call's deadline; see
+    /// [`ratelimit`](crate::ratelimit) for how it paces and adapts to the provider's headers.
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    /// use intent_core::RateLimit;
+    ///
+    /// let client = IntentClient::builder()
+    ///     .provider(ScriptedProvider::new(["{\"value\": 1}"]))
+    ///     .rate_limit(RateLimit { requests_per_minute: Some(600), tokens_per_minute: Some(150_000) })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = client;
+    /// ```
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.rate_limit = Some(limit);
+        self
+    }
+
+    /// Paces the provider named `provider` with `limiter` instead of the client-wide
+    /// [`rate_limit`](Self::rate_limit): a limit of its own, or a [`RateLimiter`] shared with
+    /// other clients of the same key, in this process or (feature `redis`) across a fleet.
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    /// use intent_core::ratelimit::{RateLimit, RateLimiter};
+    ///
+    /// let openai_key = RateLimiter::new(RateLimit { requests_per_minute: Some(500), ..Default::default() });
+    /// let client = IntentClient::builder()
+    ///     .provider(ScriptedProvider::new(["{\"value\": 1}"]).with_name("openai"))
+    ///     .rate_limiter("openai", openai_key.clone())
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = client;
+    /// ```
+    pub fn rate_limiter(
+        mut self,
+        provider: impl Into<String>,
+        limiter: impl Into<RateLimiter>,
+    ) -> Self {
+        self.rate_limiters.push((provider.into(), limiter.into()));
+        self
+    }
+
     /// The client, or an error naming what is missing or invalid.
     pub fn build(self) -> Result<IntentClient, IntentError> {
         if !self.has_primary {
@@ -175,11 +231,14 @@ impl IntentClientBuilder {
                 "max_attempts must be at least 1".into(),
             ));
         }
+        let names: Vec<&str> = self.providers.iter().map(|p| p.name()).collect();
+        let rate_limiters = RateLimiters::build(&names, self.rate_limit, self.rate_limiters)?;
         Ok(IntentClient {
             inner: Arc::new(ClientInner {
                 providers: self.providers,
                 options: self.options,
                 cache: self.cache,
+                rate_limiters,
             }),
         })
     }

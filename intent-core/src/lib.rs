@@ -50,8 +50,10 @@ pub mod cache;
 pub mod catalog;
 pub mod collections;
 pub mod input;
+pub mod pricing;
 pub mod prompt;
 pub mod provider;
+pub mod ratelimit;
 pub mod read;
 pub mod schema;
 pub mod shape;
@@ -65,7 +67,9 @@ pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
 pub use intent::Intent;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
+pub use pricing::{Price, Pricing};
 pub use provider::{AnthropicProvider, GeminiProvider, OpenAiProvider, Provider, ScriptedProvider};
+pub use ratelimit::{RateLimit, RateLimiter};
 pub use request::{
     AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME,
 };

@@ -1,9 +1,9 @@
 //! Sending a request: the named provider, or the primary and then each fallback in turn.
 
-use std::sync::Arc;
+use std::time::Instant;
 
 use crate::client::IntentClient;
-use crate::provider::{AiResponse, Provider, ProviderError, ProviderErrorKind};
+use crate::provider::{AiResponse, ProviderError, ProviderErrorKind};
 use crate::request::AiRequest;
 
 /// Sends a request to the named provider, or to the primary and then each fallback in turn.
@@ -14,9 +14,20 @@ pub(crate) async fn send(
     request: &AiRequest,
     named: Option<&str>,
 ) -> Result<(String, AiResponse), ProviderError> {
+    send_within(client, request, named, None).await
+}
+
+/// [`send`], with each provider's rate limiter waited for only until `deadline`: a longer wait
+/// is a [`ProviderErrorKind::RateLimitWait`] error, and nothing is sent to that provider.
+pub(crate) async fn send_within(
+    client: &IntentClient,
+    request: &AiRequest,
+    named: Option<&str>,
+    deadline: Option<Instant>,
+) -> Result<(String, AiResponse), ProviderError> {
     let providers = client.providers();
     if let Some(name) = named {
-        let Some(provider) = providers.iter().find(|p| p.name() == name) else {
+        let Some(index) = providers.iter().position(|p| p.name() == name) else {
             let known: Vec<&str> = providers.iter().map(|p| p.name()).collect();
             return Err(ProviderError::new(
                 ProviderErrorKind::Config,
@@ -26,11 +37,11 @@ pub(crate) async fn send(
                 ),
             ));
         };
-        return complete(provider, request).await;
+        return complete(client, index, request, deadline).await;
     }
     let mut last_error = None;
     for (index, provider) in providers.iter().enumerate() {
-        match complete(provider, request).await {
+        match complete(client, index, request, deadline).await {
             Ok(answer) => return Ok(answer),
             Err(error) => {
                 if index + 1 < providers.len() {
@@ -49,12 +60,28 @@ pub(crate) async fn send(
     }))
 }
 
+/// Asks the provider at `index`, within its rate limiter when it has one.
 async fn complete(
-    provider: &Arc<dyn Provider>,
+    client: &IntentClient,
+    index: usize,
     request: &AiRequest,
+    deadline: Option<Instant>,
 ) -> Result<(String, AiResponse), ProviderError> {
+    let provider = &client.providers()[index];
     let name = provider.name().to_owned();
-    match provider.complete(request).await {
+    let outcome = match client.rate_limiter(index) {
+        None => provider.complete(request).await,
+        Some(limiter) => {
+            let permit = limiter
+                .acquire(request, deadline)
+                .await
+                .map_err(|e| e.with_provider(name.clone()))?;
+            let outcome = provider.complete(request).await;
+            limiter.settle(permit, outcome.as_ref()).await;
+            outcome
+        }
+    };
+    match outcome {
         Ok(response) => Ok((name, response)),
         Err(error) => {
             let error = if error.provider.is_empty() {

@@ -32,6 +32,9 @@ pub enum ProviderErrorKind {
     Config,
     /// A scripted provider ran out of replies.
     ScriptExhausted,
+    /// The client's own rate limit would have held the request past the call's deadline, so it
+    /// was never sent (see [`RateLimit`](crate::ratelimit::RateLimit)); not retried.
+    RateLimitWait,
 }
 
 /// A provider call that produced no reply, after the provider's own transport retries.

@@ -20,7 +20,7 @@ pub use gemini::GeminiProvider;
 pub use openai::{MaxTokensField, OpenAiApi, OpenAiProvider};
 pub use scripted::{ScriptedProvider, ScriptedReply};
 pub use stream::{PieceStream, ReplyAssembler, StreamEnd, StreamPiece};
-pub use transport::RetryPolicy;
+pub use transport::{RateLimitStatus, RetryPolicy};
 
 use std::future::Future;
 use std::pin::Pin;
@@ -78,6 +78,11 @@ pub struct AiResponse {
     /// `thinking` blocks, Gemini thought parts, OpenAI-compatible `reasoning_content`, Responses
     /// reasoning summaries). Never part of `text`.
     pub reasoning: Option<String>,
+    /// The key's rate-limit state, when the reply's headers reported it (OpenAI's
+    /// `x-ratelimit-*`, Anthropic's `anthropic-ratelimit-*`): what lets a client's
+    /// [`RateLimiter`](crate::ratelimit::RateLimiter) slow down before the provider refuses.
+    /// Boxed, so that a reply without one stays small.
+    pub rate_limit: Option<Box<RateLimitStatus>>,
 }
 
 impl AiResponse {
@@ -98,6 +103,7 @@ impl AiResponse {
             },
             model: model.into(),
             reasoning: None,
+            rate_limit: None,
         }
     }
 }

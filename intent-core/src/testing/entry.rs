@@ -204,11 +204,12 @@ fn kind_name(kind: ProviderErrorKind) -> &'static str {
         ProviderErrorKind::StreamBroken => "stream_broken",
         ProviderErrorKind::Config => "config",
         ProviderErrorKind::ScriptExhausted => "script_exhausted",
+        ProviderErrorKind::RateLimitWait => "rate_limit_wait",
     }
 }
 
 /// The names an error's `kind` may have.
-pub(crate) const KIND_NAMES: &str = "connect, timeout, rate_limited, quota_exhausted, server, invalid_request, auth, decode, stream_broken, config, script_exhausted";
+pub(crate) const KIND_NAMES: &str = "connect, timeout, rate_limited, quota_exhausted, server, invalid_request, auth, decode, stream_broken, config, script_exhausted, rate_limit_wait";
 
 /// The kind named `name`, when it is one of [`KIND_NAMES`].
 pub(crate) fn kind_of(name: &str) -> Option<ProviderErrorKind> {
@@ -224,6 +225,7 @@ pub(crate) fn kind_of(name: &str) -> Option<ProviderErrorKind> {
         ProviderErrorKind::StreamBroken,
         ProviderErrorKind::Config,
         ProviderErrorKind::ScriptExhausted,
+        ProviderErrorKind::RateLimitWait,
     ]
     .into_iter()
     .find(|kind| kind_name(*kind) == name)

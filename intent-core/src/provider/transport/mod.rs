@@ -7,12 +7,14 @@
 //! ([`Redact`]).
 
 mod error_body;
+mod rate_limit_headers;
 mod redirect;
 mod retry;
 mod secret;
 mod settings;
 mod streaming;
 
+pub use rate_limit_headers::RateLimitStatus;
 pub use retry::RetryPolicy;
 pub(crate) use secret::{ApiKey, PieceRedactor, Redact};
 pub(crate) use settings::{check_base_url, env_var, transport_settings, EnvEndpoint};
@@ -26,6 +28,7 @@ use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 use reqwest::StatusCode;
 
 use super::error::{ProviderError, ProviderErrorKind};
+use super::AiResponse;
 
 /// The default timeout for one HTTP request, reply body included.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -113,8 +116,11 @@ impl Transport {
     }
 
     /// Sends `post`, retrying transport faults under the retry policy, and returns the body of the
-    /// first successful (2xx) reply.
-    pub(crate) async fn post(&self, post: Post<'_>) -> Result<Vec<u8>, ProviderError> {
+    /// first successful (2xx) reply, with the rate-limit state its headers reported.
+    pub(crate) async fn post(
+        &self,
+        post: Post<'_>,
+    ) -> Result<(Vec<u8>, Option<RateLimitStatus>), ProviderError> {
         self.send_retrying(post, ReadBody).await
     }
 
@@ -325,19 +331,21 @@ trait Receive: Sync {
     ) -> impl std::future::Future<Output = Result<Self::Output, Fault>> + Send + 'a;
 }
 
-/// The whole reply body, up to `max_response_bytes`.
+/// The whole reply body, up to `max_response_bytes`, and the rate-limit state its headers
+/// reported.
 struct ReadBody;
 
 impl Receive for ReadBody {
-    type Output = Vec<u8>;
+    type Output = (Vec<u8>, Option<RateLimitStatus>);
 
-    fn receive<'a>(
+    async fn receive<'a>(
         &'a self,
         transport: &'a Transport,
         response: reqwest::Response,
         post: &'a Post<'_>,
-    ) -> impl std::future::Future<Output = Result<Vec<u8>, Fault>> + Send + 'a {
-        transport.read_body(response, post)
+    ) -> Result<Self::Output, Fault> {
+        let rate_limit = RateLimitStatus::from_headers(response.headers());
+        Ok((transport.read_body(response, post).await?, rate_limit))
     }
 }
 
@@ -516,34 +524,38 @@ pub(crate) fn json_body(
 
 impl Transport {
     /// Posts `body` to the target's endpoint (built once, with `headers`, in `prepared`) and reads
-    /// the reply with `parse`. Neither the reply nor any error carries the key: a server echoing
-    /// it has it redacted here, before any later stage sees the text.
-    pub(crate) async fn send_json<R: Redact>(
+    /// the reply with `parse`, adding the rate-limit state of the reply's headers. Neither the
+    /// reply nor any error carries the key: a server echoing it has it redacted here, before any
+    /// later stage sees the text.
+    pub(crate) async fn send_json(
         &self,
         prepared: &Prepared,
         target: Target<'_>,
         headers: impl FnOnce() -> Result<HeaderMap, ProviderError>,
         body: Vec<u8>,
-        parse: impl FnOnce(&[u8]) -> Result<R, ProviderError>,
-    ) -> Result<R, ProviderError> {
+        parse: impl FnOnce(&[u8]) -> Result<AiResponse, ProviderError>,
+    ) -> Result<AiResponse, ProviderError> {
         self.send_json_at(prepared.post(&target, headers, body)?, parse)
             .await
     }
 
     /// Posts to an endpoint the provider built itself (one that changes per request, like
-    /// Gemini's `models/{model}:generateContent`) and reads the reply with `parse`. Neither the
-    /// reply nor any error carries the key: a server echoing it has it redacted here.
-    pub(crate) async fn send_json_at<R: Redact>(
+    /// Gemini's `models/{model}:generateContent`) and reads the reply with `parse`, adding the
+    /// rate-limit state of the reply's headers. Neither the reply nor any error carries the key: a
+    /// server echoing it has it redacted here.
+    pub(crate) async fn send_json_at(
         &self,
         post: Post<'_>,
-        parse: impl FnOnce(&[u8]) -> Result<R, ProviderError>,
-    ) -> Result<R, ProviderError> {
+        parse: impl FnOnce(&[u8]) -> Result<AiResponse, ProviderError>,
+    ) -> Result<AiResponse, ProviderError> {
         let (provider, key) = (post.provider, post.key);
-        let reply = self.post(post).await?;
-        parse(&reply).map(|r| r.redact(key)).map_err(|mut e| {
+        let (reply, rate_limit) = self.post(post).await?;
+        let mut response = parse(&reply).map(|r| r.redact(key)).map_err(|mut e| {
             // A reply echoing the key must not carry it into an error.
             e.message = key.redact(std::mem::take(&mut e.message));
             e.with_provider(provider)
-        })
+        })?;
+        response.rate_limit = rate_limit.map(Box::new);
+        Ok(response)
     }
 }

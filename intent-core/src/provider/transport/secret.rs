@@ -260,6 +260,7 @@ impl Redact for AiResponse {
             usage,
             model,
             reasoning,
+            rate_limit,
         } = self;
         let finish_reason = match finish_reason {
             FinishReason::Other(reason) => FinishReason::Other(key.redact(reason)),
@@ -270,6 +271,8 @@ impl Redact for AiResponse {
         response.refusal = refusal.map(|r| key.redact(r));
         response.usage = usage;
         response.reasoning = reasoning.map(|r| key.redact(r));
+        // Counts and durations only: nothing a key could be in.
+        response.rate_limit = rate_limit;
         response
     }
 }
