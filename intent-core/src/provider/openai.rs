@@ -571,25 +571,28 @@ fn parse_lenient(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiRespon
         };
         return Err(ProviderError::new(ProviderErrorKind::Decode, message));
     };
-    let (text, refusal, reasoning) = match choice.message {
-        Some(message) => (
-            content_text(message.content),
-            message.refusal,
-            message.reasoning_content.or(message.reasoning),
-        ),
-        None => (String::new(), None, None),
-    };
+    let message = choice.message.map(|m| ReplyMessage {
+        content: m.content,
+        refusal: m.refusal,
+        reasoning_content: m.reasoning_content,
+        reasoning: m.reasoning,
+    });
     Ok(response(
-        Parts {
-            text,
-            refusal,
-            reasoning,
-            finish_reason: choice.finish_reason.as_deref(),
-            model: reply.model,
-        },
+        Parts::of(message, choice.finish_reason.as_deref(), reply.model),
         reply.usage.unwrap_or_default().usage(),
         sent_model,
     ))
+}
+
+/// The first choice's message, as both readings give it.
+#[derive(Deserialize)]
+struct ReplyMessage {
+    content: Option<Value>,
+    refusal: Option<String>,
+    /// llama.cpp (`--reasoning-format deepseek`) and DeepSeek.
+    reasoning_content: Option<String>,
+    /// vLLM (`--reasoning-parser`) and Ollama.
+    reasoning: Option<String>,
 }
 
 /// What a reply says, however it was read.
@@ -600,6 +603,30 @@ struct Parts<'a> {
     finish_reason: Option<&'a str>,
     /// The model the reply names.
     model: Option<String>,
+}
+
+impl<'a> Parts<'a> {
+    fn of(
+        message: Option<ReplyMessage>,
+        finish_reason: Option<&'a str>,
+        model: Option<String>,
+    ) -> Self {
+        let (text, refusal, reasoning) = match message {
+            Some(message) => (
+                content_text(message.content),
+                message.refusal,
+                message.reasoning_content.or(message.reasoning),
+            ),
+            None => (String::new(), None, None),
+        };
+        Parts {
+            text,
+            refusal,
+            reasoning,
+            finish_reason,
+            model,
+        }
+    }
 }
 
 /// The reply from its parts and usage; the model asked for when the reply names none.
@@ -664,9 +691,8 @@ fn content_text(content: Option<Value>) -> String {
 /// outcome never depends on which one read it.
 mod fast {
     use serde::Deserialize;
-    use serde_json::Value;
 
-    use super::{content_text, response, Parts};
+    use super::{response, Parts, ReplyMessage};
     use crate::provider::openai_usage::{usage, TokenDetails};
     use crate::provider::AiResponse;
 
@@ -679,16 +705,8 @@ mod fast {
 
     #[derive(Deserialize)]
     struct Choice {
-        message: Option<Message>,
+        message: Option<ReplyMessage>,
         finish_reason: Option<String>,
-    }
-
-    #[derive(Deserialize)]
-    struct Message {
-        content: Option<Value>,
-        refusal: Option<String>,
-        reasoning_content: Option<String>,
-        reasoning: Option<String>,
     }
 
     #[derive(Deserialize)]
@@ -704,14 +722,6 @@ mod fast {
         // Checked as UTF-8 once, so that serde does not check each string again.
         let reply: Reply = serde_json::from_str(std::str::from_utf8(body).ok()?).ok()?;
         let choice = reply.choices.into_iter().next()?;
-        let (text, refusal, reasoning) = match choice.message {
-            Some(message) => (
-                content_text(message.content),
-                message.refusal,
-                message.reasoning_content.or(message.reasoning),
-            ),
-            None => (String::new(), None, None),
-        };
         let usage = match reply.usage {
             Some(u) => usage(
                 u.prompt_tokens,
@@ -722,13 +732,7 @@ mod fast {
             None => usage(None, None, None, None),
         };
         Some(response(
-            Parts {
-                text,
-                refusal,
-                reasoning,
-                finish_reason: choice.finish_reason.as_deref(),
-                model: reply.model,
-            },
+            Parts::of(choice.message, choice.finish_reason.as_deref(), reply.model),
             usage,
             sent_model,
         ))
