@@ -155,7 +155,7 @@ pub trait Provider: Send + Sync {
     ///         "echo"
     ///     }
     ///     fn complete<'a>(&'a self, request: &'a AiRequest) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
-    ///         Box::pin(async move { Ok(AiResponse::new(request.user.clone(), "echo-1")) })
+    ///         Box::pin(async move { Ok(AiResponse::new(request.user.as_str(), "echo-1")) })
     ///     }
     /// }
     ///
