@@ -66,26 +66,35 @@ impl CallFixture {
 
     /// The same exchange by hand: POST the body, read the completion and its content with serde.
     pub async fn by_hand(&self) -> Order {
-        let reply = self
-            .http
-            .post(&self.endpoint)
-            .bearer_auth("sk-bench")
-            .header("content-type", "application/json")
-            .body(self.body.clone())
-            .send()
-            .await
-            .expect("the server answers")
-            .text()
-            .await
-            .expect("the reply body");
-        let completion: Completion = serde_json::from_str(&reply).expect("a chat completion");
-        let content = &completion.choices[0].message.content;
-        let order: Envelope<Order> = serde_json::from_str(content).expect("an order");
-        order.value
+        by_hand(&self.http, &self.endpoint, &self.body).await
     }
 
     /// The size of the server's reply.
     pub fn reply_bytes(&self) -> usize {
         order_completion().len()
     }
+}
+
+/// One exchange written without the library: POST `body` to `endpoint`, read the completion and
+/// its content with serde.
+///
+/// # Panics
+///
+/// When the server does not answer with a chat completion holding an order.
+pub async fn by_hand(http: &reqwest::Client, endpoint: &str, body: &Bytes) -> Order {
+    let reply = http
+        .post(endpoint)
+        .bearer_auth("sk-bench")
+        .header("content-type", "application/json")
+        .body(body.clone())
+        .send()
+        .await
+        .expect("the server answers")
+        .text()
+        .await
+        .expect("the reply body");
+    let completion: Completion = serde_json::from_str(&reply).expect("a chat completion");
+    let content = &completion.choices[0].message.content;
+    let order: Envelope<Order> = serde_json::from_str(content).expect("an order");
+    order.value
 }

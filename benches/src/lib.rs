@@ -6,6 +6,7 @@
 
 pub mod call;
 pub mod collection;
+pub mod load;
 pub mod measure;
 pub mod prompt;
 pub mod replies;

@@ -1,7 +1,6 @@
 //! The prompt-building fixture: the request for [`Wide`] (50 members) with a 100 KB input.
 
-use intent_core::shape::TypeInfo;
-use intent_core::{input, prompt, AiRequest, AiRequestOptions, Intent};
+use intent_core::{AiRequest, AiRequestOptions};
 
 use crate::replies::item;
 use crate::types::{Item, Wide};
@@ -30,20 +29,14 @@ pub fn items_input(bytes: usize) -> Vec<Item> {
 
 /// What one call does before it sends: look up the type's views, serialize the input, plan the
 /// prompt and build the first attempt's request.
+///
+/// # Panics
+///
+/// When the input cannot be serialized or the plan fails: the fixture is broken then.
 pub fn build_request<I: serde::Serialize + ?Sized>(
     input: &I,
     options: &AiRequestOptions,
 ) -> AiRequest {
-    let info = Wide::type_info();
-    build_with(&info, input, options)
-}
-
-fn build_with<I: serde::Serialize + ?Sized>(
-    info: &TypeInfo,
-    value: &I,
-    options: &AiRequestOptions,
-) -> AiRequest {
-    let input = input::serialize(value, usize::MAX).expect("the input serializes");
-    let plan = prompt::plan(info, options, INTENT, &input).expect("the plan");
-    plan.request(None)
+    intent_core::__private::first_request::<Wide, I>(input, INTENT, options)
+        .expect("the request builds")
 }

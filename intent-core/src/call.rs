@@ -1,8 +1,10 @@
 //! [`AiCall`]: the request builder that `T::ai` and `client.transform` return.
+//!
+//! The builder only holds what the call will do; awaiting it runs the attempt loop, whose
+//! `IntoFuture` implementation lives with the loop (`attempt`), so the builder depends on nothing
+//! that runs a call.
 
 use std::fmt;
-use std::future::{Future, IntoFuture};
-use std::pin::Pin;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -10,9 +12,8 @@ use serde_json::Value;
 use crate::client::IntentClient;
 use crate::error::IntentError;
 use crate::input::{self, SerializedInput};
-use crate::intent::Intent;
 use crate::options::AiRequestOptions;
-use crate::result::{AiResult, ResultIssue};
+use crate::result::ResultIssue;
 
 /// A `require` rule as a check: `message` when `predicate` is false.
 pub(crate) fn require_check<'a, T>(
@@ -58,7 +59,7 @@ impl<T> fmt::Debug for AiCall<'_, T> {
     }
 }
 
-impl<'a, T: Intent> AiCall<'a, T> {
+impl<'a, T> AiCall<'a, T> {
     pub(crate) fn new<I: Serialize + ?Sized>(
         client: &'a IntentClient,
         input: &I,
@@ -149,14 +150,37 @@ impl<'a, T: Intent> AiCall<'a, T> {
     }
 }
 
-impl<'a, T> IntoFuture for AiCall<'a, T>
-where
-    T: Intent + Send + 'a,
-{
-    type Output = AiResult<T>;
-    type IntoFuture = Pin<Box<dyn Future<Output = AiResult<T>> + Send + 'a>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(crate::attempt::run(self))
+impl IntentClient {
+    /// Asks for a result shaped by a JSON schema chosen at run time; the value comes back as JSON.
+    ///
+    /// The schema is sent strict (see [`build_envelope_from_schema`](crate::schema::build_envelope_from_schema));
+    /// the reply is checked to be JSON and not null. Use `validate` for the rest, or an intent
+    /// catalog, which checks the full schema.
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// # rt.block_on(async {
+    /// let client = IntentClient::new(ScriptedProvider::new([r#"{"value": {"sku": "A-1", "quantity": 4}}"#]));
+    /// let schema = serde_json::json!({"type": "object", "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}}});
+    /// let line = client.transform("4 of A-1", "Extract the SKU and quantity.", schema).await;
+    /// assert_eq!(line.value().unwrap()["quantity"], 4);
+    /// # });
+    /// ```
+    pub fn transform<'a, I>(
+        &'a self,
+        input: &'a I,
+        intent: &'a str,
+        schema: Value,
+    ) -> AiCall<'a, Value>
+    where
+        I: Serialize + ?Sized,
+    {
+        let call = AiCall::new(self, input, intent);
+        let options = AiRequestOptions {
+            output_schema: Some(schema),
+            ..AiRequestOptions::default()
+        };
+        call.options(options)
     }
 }

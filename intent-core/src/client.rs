@@ -3,13 +3,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use serde::Serialize;
-use serde_json::Value;
-
 use crate::cache::Cache;
-use crate::call::AiCall;
 use crate::error::IntentError;
-use crate::options::{AiRequestOptions, IntentClientOptions};
+use crate::options::IntentClientOptions;
 use crate::provider::Provider;
 use crate::ratelimit::{RateLimit, RateLimiter, RateLimiters};
 
@@ -89,39 +85,6 @@ impl IntentClient {
     /// The client's reply cache, when it has one.
     pub fn cache(&self) -> Option<&dyn Cache> {
         self.inner.cache.as_deref()
-    }
-
-    /// Asks for a result shaped by a JSON schema chosen at run time; the value comes back as JSON.
-    ///
-    /// The schema is sent strict (see [`build_envelope_from_schema`](crate::schema::build_envelope_from_schema));
-    /// the reply is checked to be JSON and not null. Use `validate` for the rest, or an intent
-    /// catalog, which checks the full schema.
-    ///
-    /// ```
-    /// use intent_core::prelude::*;
-    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    /// # rt.block_on(async {
-    /// let client = IntentClient::new(ScriptedProvider::new([r#"{"value": {"sku": "A-1", "quantity": 4}}"#]));
-    /// let schema = serde_json::json!({"type": "object", "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}}});
-    /// let line = client.transform("4 of A-1", "Extract the SKU and quantity.", schema).await;
-    /// assert_eq!(line.value().unwrap()["quantity"], 4);
-    /// # });
-    /// ```
-    pub fn transform<'a, I>(
-        &'a self,
-        input: &'a I,
-        intent: &'a str,
-        schema: Value,
-    ) -> AiCall<'a, Value>
-    where
-        I: Serialize + ?Sized,
-    {
-        let call = AiCall::new(self, input, intent);
-        let options = AiRequestOptions {
-            output_schema: Some(schema),
-            ..AiRequestOptions::default()
-        };
-        call.options(options)
     }
 }
 

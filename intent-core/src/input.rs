@@ -27,19 +27,7 @@ use crate::error::IntentError;
 mod probe;
 
 /// An input ready for the prompt.
-///
-/// ```
-/// let input = intent_core::input::serialize("Hello", 100).unwrap();
-/// assert_eq!((input.text.as_str(), input.label.as_str()), ("Hello", "string"));
-///
-/// let input = intent_core::input::serialize(&serde_json::json!({"a": [1, 2]}), 100).unwrap();
-/// assert_eq!((input.text.as_str(), input.label.as_str()), (r#"{"a":[1,2]}"#, "JSON"));
-///
-/// let error = intent_core::input::serialize("too long", 3).unwrap_err();
-/// assert!(error.to_string().contains("max_input_chars (3)"));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct SerializedInput {
     /// The input as the model reads it.
     pub text: String,
@@ -54,17 +42,6 @@ pub struct SerializedInput {
 /// [`IntentError::InputTooLong`] when the text has more than `max_chars` characters, and
 /// [`IntentError::InputSerialization`] when the value cannot be written as JSON (a map with keys
 /// that are not strings, a `Serialize` implementation that fails).
-///
-/// ```
-/// use chrono::NaiveDate;
-///
-/// let day = NaiveDate::from_ymd_opt(2026, 3, 4).unwrap();
-/// let input = intent_core::input::serialize(&day, 100).unwrap();
-/// assert_eq!((input.text.as_str(), input.label.as_str()), ("2026-03-04", "DateOnly (yyyy-MM-dd)"));
-///
-/// let input = intent_core::input::serialize(&vec![1u8, 2], 100).unwrap();
-/// assert_eq!((input.text.as_str(), input.label.as_str()), ("[1,2]", "List<byte>"));
-/// ```
 pub fn serialize<I: Serialize + ?Sized>(
     input: &I,
     max_chars: usize,

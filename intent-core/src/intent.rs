@@ -10,6 +10,19 @@ use crate::call::AiCall;
 use crate::client::IntentClient;
 use crate::shape::{NodeId, RuleTarget, ShapeGraph, TypeInfo};
 
+impl TypeInfo {
+    /// The cached information of `T`, computed on first use.
+    ///
+    /// ```
+    /// use intent_core::shape::TypeInfo;
+    ///
+    /// assert_eq!(TypeInfo::of::<Vec<u8>>().description(), "List<byte>");
+    /// ```
+    pub fn of<T: Intent>() -> Arc<TypeInfo> {
+        TypeInfo::cached(std::any::type_name::<T>(), T::shape)
+    }
+}
+
 /// A result type: its shape is known, so the model can be told what to answer, held to a strict
 /// schema where one fits, and its reply read and verified.
 ///

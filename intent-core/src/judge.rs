@@ -115,7 +115,7 @@ pub(crate) async fn judge(
                 }
                 _ => parse(&response.text),
             },
-            usage: crate::attempt::counted(response).usage,
+            usage: response.usage,
         },
     }
 }

@@ -28,6 +28,44 @@
 //! assert_eq!(order.value().unwrap().quantity, 40);
 //! # });
 //! ```
+//!
+//! # How a call runs
+//!
+//! Awaiting a call (an [`AiCall`], or a [`CollectionCall`] for each of its chunks) runs these
+//! stages, each in its own modules:
+//!
+//! | stage | modules | what it does |
+//! |---|---|---|
+//! | build | `call`, [`collections`], `client` | the builder: the input serialized once, the options, the checks |
+//! | shape | [`shape`], `intent`, `impls` | the result type's shape, and from it its description, verdict and strict schema |
+//! | plan | `input`, [`prompt`], [`schema`] | the input as the model reads it, the prompt, the response format and schema, fixed for every attempt |
+//! | attempt | `attempt` | the loop: per attempt *answer*, *check* and *finish*, retrying within the limits |
+//! | answer | [`cache`], `send`, [`provider`] | a first attempt's cached reply, else the named provider, or the primary and then each fallback |
+//! | check | [`read`], `judge`, [`catalog`] | the reply read leniently and verified strictly, the rules and checks, the judge |
+//! | finish | `attempt`, `result` | the attempt's record, the cache write of a reply that passed, the [`AiResult`] |
+//!
+//! The imports point one way, from the top of this list of layers to the bottom, with no cycle
+//! (a test builds the import graph from the sources and fails on any cycle, at every level):
+//!
+//! ```text
+//! collections
+//! attempt, catalog             the loop; intent files
+//! impls, read                  std types' shapes; reading replies
+//! intent, judge                the Intent trait (T::ai builds an AiCall); the judge
+//! call, from_env, send         the builder; clients from the environment; sending with fallback
+//! client, testing              providers, options, cache; recording and replaying providers
+//! cache
+//! prompt, provider
+//! input, schema
+//! error, options, shape        the error types; request options; the shape and its envelope
+//! request, result
+//! ```
+//!
+//! The input is written for the model as the spec's "Input serialization" says: a string
+//! unchanged, dates in ISO 8601, `serde_json` values as their JSON text, anything else as compact
+//! JSON with serde's names, under a label that describes its type (`## Input (DateOnly
+//! (yyyy-MM-dd))`). An input longer than `max_input_chars` characters is refused before anything
+//! is sent; nothing is truncated.
 #![warn(missing_docs)]
 
 // Lets the derive's `::intent_core::...` paths resolve inside this crate too.
@@ -39,6 +77,7 @@ mod client;
 mod error;
 mod from_env;
 mod impls;
+mod input;
 mod intent;
 mod judge;
 mod options;
@@ -49,7 +88,6 @@ mod send;
 pub mod cache;
 pub mod catalog;
 pub mod collections;
-pub mod input;
 pub mod pricing;
 pub mod prompt;
 pub mod provider;
@@ -79,17 +117,21 @@ pub use result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
 pub use intent_derive::Intent;
 
 /// The names most programs need: `use intent_core::prelude::*;`.
+///
+/// Types for provider authors and for tests that inspect what was sent ([`AiRequest`],
+/// [`ResponseFormat`]) are not in it: name them from the crate root or [`provider`].
 pub mod prelude {
     pub use crate::provider::{
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };
     pub use crate::{
-        AiRequest, AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient,
-        IntentClientOptions, IntentExample, ReasoningEffort, ResponseFormat, ResultIssue,
+        AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient, IntentClientOptions,
+        IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort, ResultIssue, Usage,
     };
 }
 
-/// Support for the derive's generated code. Not public API.
+/// Support for the derive's generated code, and internals the tests and benchmarks check on
+/// their own. Not public API.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::shape;
@@ -104,5 +146,29 @@ pub mod __private {
     /// used: recursive types would otherwise form a cycle of constants.
     pub const fn strict_hint<T: crate::Intent>() -> bool {
         T::__STRICT_HINT
+    }
+
+    /// The input's serialization, checked on its own by the tests.
+    pub mod input {
+        pub use crate::input::{serialize, SerializedInput};
+    }
+
+    /// The prompt's plan and its requests, checked on their own by the tests.
+    pub mod prompt {
+        pub use crate::prompt::plan::{
+            plan, PromptPlan, PREVIOUS_OUTPUT_LIMIT, PREVIOUS_PROBLEMS_LIMIT,
+        };
+    }
+
+    /// What a call for a `T` does before it sends: serialize the input, plan the prompt, build the
+    /// first attempt's request. The benchmarks measure it on its own.
+    pub fn first_request<T: crate::Intent, I: serde::Serialize + ?Sized>(
+        input: &I,
+        intent: &str,
+        options: &crate::AiRequestOptions,
+    ) -> Result<crate::AiRequest, crate::IntentError> {
+        let input = crate::input::serialize(input, usize::MAX)?;
+        let plan = crate::prompt::plan(&T::type_info(), options, intent, &input)?;
+        Ok(plan.request(None))
     }
 }

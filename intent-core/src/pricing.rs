@@ -37,7 +37,7 @@
 
 use std::fmt;
 
-use crate::result::{AttemptRecord, Usage};
+use crate::result::{AiResult, AttemptRecord, Usage};
 
 /// One model's prices, in US dollars per million tokens.
 ///
@@ -346,6 +346,64 @@ impl fmt::Display for CostError {
 }
 
 impl std::error::Error for CostError {}
+
+/// Costing is the price table's concern: the result types it prices know nothing of prices.
+impl Usage {
+    /// What this usage costs at `price`, in dollars (not rounded; see [`pricing`](crate::pricing)).
+    ///
+    /// ```
+    /// use intent_core::{Price, Usage};
+    ///
+    /// let usage = Usage { input_tokens: 1_000_000, output_tokens: 1_000_000, ..Usage::default() };
+    /// assert_eq!(usage.cost_at(&Price::per_million(0.5, 1.5)), 2.0);
+    /// ```
+    pub fn cost_at(&self, price: &Price) -> f64 {
+        price.cost(self)
+    }
+
+    /// What this usage costs under `pricing`, in dollars.
+    ///
+    /// A `Usage` sums tokens without naming the model that used them, so this prices it at the
+    /// table's one price and is an error for a table of several: price an
+    /// [`AiResult`](AiResult::cost), whose attempts each name their provider and model, or use
+    /// [`cost_at`](Self::cost_at).
+    ///
+    /// ```
+    /// use intent_core::{Price, Pricing, Usage};
+    ///
+    /// let pricing = Pricing::new().with("openai", "gpt-4.1", Price::per_million(2.0, 8.0));
+    /// let usage = Usage { input_tokens: 500_000, output_tokens: 0, ..Usage::default() };
+    /// assert_eq!(usage.cost(&pricing).unwrap(), 1.0);
+    /// ```
+    pub fn cost(&self, pricing: &Pricing) -> Result<f64, CostError> {
+        Ok(pricing.only_price()?.cost(self))
+    }
+}
+
+impl<T> AiResult<T> {
+    /// What the call cost under `pricing`, in dollars (not rounded): each attempt priced at the
+    /// provider and model that answered it, a cache hit at nothing. An error names the first
+    /// model that used tokens and has no valid price. See [`pricing`](crate::pricing).
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    /// use intent_core::{Price, Pricing};
+    /// use intent_core::provider::AiResponse;
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// # rt.block_on(async {
+    /// let mut reply = AiResponse::new(r#"{"value": 3}"#, "gpt-4.1-mini-2025-04-14");
+    /// reply.usage.input_tokens = 1_000_000;
+    /// reply.usage.output_tokens = 250_000;
+    /// let client = IntentClient::new(ScriptedProvider::new([reply]).with_name("openai"));
+    /// let count = u32::ai(&client, "a b c", "Count the words.").await;
+    /// let pricing = Pricing::new().with("openai", "gpt-4.1-mini", Price::per_million(0.4, 1.6));
+    /// assert!((count.cost(&pricing).unwrap() - 0.8).abs() < 1e-12);
+    /// # });
+    /// ```
+    pub fn cost(&self, pricing: &Pricing) -> Result<f64, CostError> {
+        pricing.cost_of(self.attempts())
+    }
+}
 
 #[cfg(test)]
 mod tests {

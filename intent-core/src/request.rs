@@ -1,5 +1,16 @@
-//! What a provider receives: [`AiRequest`] and its [`ResponseFormat`].
+//! What a provider receives: [`AiRequest`], its [`ResponseFormat`] and its [`SharedSchema`].
+//!
+//! A call's attempts (and a collection's chunks) send requests that differ only in their retry
+//! sections, so a request shares what stays the same instead of owning a copy: the system prompt,
+//! the user message (the first attempt's is the plan's own) and the strict schema, which is also
+//! serialized once, when it is made, rather than once per request body.
 
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// The schema name sent with a result's strict schema.
@@ -73,24 +84,29 @@ impl serde::Serialize for ReasoningEffort {
 
 /// One model call, as a provider receives it.
 ///
+/// Cloning a request is cheap: its messages and schema are shared.
+///
 /// ```
 /// use intent_core::{AiRequest, ResponseFormat};
 ///
 /// let request = AiRequest::new("You are terse.", "Say hi.");
 /// assert_eq!(request.format, ResponseFormat::Text);
 /// assert_eq!(request.schema_name, "intent_output");
+/// assert!(request.user.contains("hi"));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct AiRequest {
-    /// The system prompt.
-    pub system: String,
-    /// The user message.
-    pub user: String,
+    /// The system prompt, shared by every attempt of a call.
+    pub system: Arc<String>,
+    /// The user message. A first attempt shares its call's message; a retry's is written once,
+    /// with its retry sections, and shared from then on (an `Arc<String>` rather than an
+    /// `Arc<str>`, which would copy the message again when made).
+    pub user: Arc<String>,
     /// The reply's format.
     pub format: ResponseFormat,
     /// The strict schema, for [`ResponseFormat::JsonSchema`].
-    pub schema: Option<Value>,
+    pub schema: Option<SharedSchema>,
     /// The schema's name (`intent_output`; the judge uses `judge_verdict`).
     pub schema_name: String,
     /// The most tokens the reply may have.
@@ -110,8 +126,8 @@ impl AiRequest {
     /// A text request with no limits or model.
     pub fn new(system: impl Into<String>, user: impl Into<String>) -> Self {
         AiRequest {
-            system: system.into(),
-            user: user.into(),
+            system: Arc::new(system.into()),
+            user: Arc::new(user.into()),
             format: ResponseFormat::Text,
             schema: None,
             schema_name: DEFAULT_SCHEMA_NAME.to_owned(),
@@ -123,10 +139,154 @@ impl AiRequest {
         }
     }
 
+    /// The bytes of the request's messages and schema, for sizing a body up front.
+    pub(crate) fn text_len(&self) -> usize {
+        self.system.len() + self.user.len() + self.schema.as_ref().map_or(0, |s| s.json().len())
+    }
+
     /// The same request with a format and schema.
+    ///
+    /// ```
+    /// use intent_core::{AiRequest, ResponseFormat};
+    ///
+    /// let schema = serde_json::json!({"type": "object", "properties": {}});
+    /// let request = AiRequest::new("s", "u").with_format(ResponseFormat::JsonSchema, Some(schema.clone()));
+    /// assert_eq!(request.schema.as_deref(), Some(&schema));
+    /// ```
     pub fn with_format(mut self, format: ResponseFormat, schema: Option<Value>) -> Self {
         self.format = format;
-        self.schema = schema;
+        self.schema = schema.map(SharedSchema::new);
         self
+    }
+}
+
+/// A request's JSON schema: shared, never copied per request, and serialized once, when it is made.
+///
+/// It reads as the [`Value`] it holds (it dereferences to it) and serializes as that value's
+/// compact JSON text, written out as it was made rather than walked again: a provider puts it in a
+/// request body with serde, as any other field.
+///
+/// ```
+/// use intent_core::provider::SharedSchema;
+///
+/// let schema = SharedSchema::new(serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}}));
+/// assert_eq!(schema["properties"]["n"]["type"], "integer");
+/// assert_eq!(schema.json(), r#"{"type":"object","properties":{"n":{"type":"integer"}}}"#);
+/// let body = serde_json::json!({"schema": schema});
+/// assert_eq!(body["schema"]["type"], "object");
+/// ```
+#[derive(Clone)]
+pub struct SharedSchema {
+    value: Arc<Value>,
+    /// The compact JSON text of `value`; `None` only if serializing a `Value` ever failed (it
+    /// cannot), in which case the value is serialized each time instead.
+    json: Option<Arc<RawValue>>,
+}
+
+impl SharedSchema {
+    /// Shares `schema`, serializing it once.
+    pub fn new(schema: impl Into<Arc<Value>>) -> Self {
+        let value = schema.into();
+        let json = serde_json::value::to_raw_value(&*value).ok().map(Arc::from);
+        SharedSchema { value, json }
+    }
+
+    /// The schema.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    /// The schema as compact JSON text, as request bodies and cache keys carry it.
+    ///
+    /// ```
+    /// let schema = intent_core::provider::SharedSchema::new(serde_json::json!({"type": "string"}));
+    /// assert_eq!(schema.json(), r#"{"type":"string"}"#);
+    /// ```
+    pub fn json(&self) -> std::borrow::Cow<'_, str> {
+        match &self.json {
+            Some(raw) => std::borrow::Cow::Borrowed(raw.get()),
+            None => std::borrow::Cow::Owned(self.value.to_string()),
+        }
+    }
+}
+
+impl Deref for SharedSchema {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        &self.value
+    }
+}
+
+impl AsRef<Value> for SharedSchema {
+    fn as_ref(&self) -> &Value {
+        &self.value
+    }
+}
+
+impl From<Value> for SharedSchema {
+    fn from(schema: Value) -> Self {
+        SharedSchema::new(schema)
+    }
+}
+
+impl From<Arc<Value>> for SharedSchema {
+    fn from(schema: Arc<Value>) -> Self {
+        SharedSchema::new(schema)
+    }
+}
+
+impl PartialEq for SharedSchema {
+    fn eq(&self, other: &SharedSchema) -> bool {
+        Arc::ptr_eq(&self.value, &other.value) || self.value == other.value
+    }
+}
+
+impl PartialEq<Value> for SharedSchema {
+    fn eq(&self, other: &Value) -> bool {
+        *self.value == *other
+    }
+}
+
+impl fmt::Debug for SharedSchema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.value, f)
+    }
+}
+
+impl Serialize for SharedSchema {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.json {
+            Some(raw) => raw.serialize(serializer),
+            None => self.value.serialize(serializer),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_shared_schema_serializes_to_the_text_of_its_value() {
+        let value = json!({"b": [1, {"c": "d\"e"}], "a": null});
+        let schema = SharedSchema::new(value.clone());
+        assert_eq!(serde_json::to_string(&schema).unwrap(), value.to_string());
+        assert_eq!(serde_json::to_value(&schema).unwrap(), value);
+    }
+
+    #[test]
+    fn a_cloned_request_shares_its_messages_and_schema() {
+        let request = AiRequest::new("system", "user")
+            .with_format(ResponseFormat::JsonSchema, Some(json!({"type": "object"})));
+        let copy = request.clone();
+        assert!(Arc::ptr_eq(&request.user, &copy.user));
+        assert!(Arc::ptr_eq(&request.system, &copy.system));
+        let (Some(a), Some(b)) = (&request.schema, &copy.schema) else {
+            panic!("both carry the schema");
+        };
+        assert!(std::ptr::eq(a.value(), b.value()));
+        assert_eq!(request, copy);
     }
 }

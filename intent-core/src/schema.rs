@@ -1,122 +1,37 @@
-//! JSON schemas for providers' strict modes: the `{"value": ...}` envelope, [`make_strict`] and
-//! [`build_envelope_from_schema`] for shapes chosen at run time.
+//! JSON schemas for providers' strict modes: the `{"value": ...}` envelope ([`ENVELOPE_PROPERTY`]),
+//! [`make_strict`], and [`build_envelope_from_schema`] for shapes chosen at run time.
+//!
+//! The envelope and `make_strict` are facts about a reply's shape and are defined with the shape;
+//! this module is their public path. Building an envelope from a runtime schema reports an
+//! error of its own, which becomes [`IntentError::InvalidSchema`] at the public boundary.
 
-use serde_json::{json, Map, Value};
+use std::fmt;
+
+use serde_json::{Map, Value};
 
 use crate::error::IntentError;
-
-/// The envelope's one property: every JSON reply is `{"value": <result>}`.
-pub const ENVELOPE_PROPERTY: &str = "value";
-
-/// The keywords that providers' strict modes reject, removed by [`make_strict`].
-pub const REMOVED_KEYWORDS: &[&str] = &[
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "default",
-    "$schema",
-];
+use crate::shape::envelope::envelope;
+pub use crate::shape::envelope::{make_strict, ENVELOPE_PROPERTY};
 
 /// The deepest JSON nesting a runtime schema may have, counting every object and array (the same
 /// limit `serde_json` applies when it parses text, so a schema read from JSON text always fits).
-pub const MAX_SCHEMA_DEPTH: usize = 128;
+const MAX_SCHEMA_DEPTH: usize = 128;
 
-/// Wraps a schema in the envelope: `{"type":"object","properties":{"value":inner},
-/// "required":["value"],"additionalProperties":false}`.
-///
-/// ```
-/// use serde_json::json;
-///
-/// let schema = intent_core::schema::envelope(json!({"type": "integer"}));
-/// assert_eq!(schema["properties"]["value"], json!({"type": "integer"}));
-/// assert_eq!(schema["required"], json!(["value"]));
-/// ```
-pub fn envelope(inner: Value) -> Value {
-    json!({
-        "type": "object",
-        "properties": { ENVELOPE_PROPERTY: inner },
-        "required": [ENVELOPE_PROPERTY],
-        "additionalProperties": false,
-    })
-}
+/// Why a runtime schema cannot be sent strict: the message names the fault and its JSON pointer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SchemaError(String);
 
-/// Makes a schema acceptable to providers' strict modes, in place.
-///
-/// Removes the keywords in [`REMOVED_KEYWORDS`]; for every object with `properties` (a schema whose
-/// `type` is or includes `"object"`, or that has `properties` and no `type`) sets
-/// `additionalProperties: false` and lists every property in `required`; recurses into
-/// `properties`, `items` (one schema or an array of them), `anyOf`, `allOf`, `oneOf`, and each named
-/// schema of `$defs` and `definitions`.
-///
-/// Only schema positions are edited: a *property named* `pattern`, `format` or `minimum` keeps its
-/// name, and an object without `properties` (a map) keeps its own `additionalProperties` schema,
-/// which is not entered. A property's type is never widened: a property the schema did not require
-/// becomes required with its own type, so declare it nullable (`"type": ["string", "null"]`) when
-/// the model may answer that there is none. Idempotent; values that are not schemas (a number, a
-/// malformed keyword) are left as they are. The walk uses no recursion, so any depth is safe.
-///
-/// ```
-/// use serde_json::json;
-///
-/// let mut schema = json!({
-///     "type": "object",
-///     "properties": {"pattern": {"type": "string", "pattern": "^a"}, "n": {"type": "integer", "minimum": 1}}
-/// });
-/// intent_core::schema::make_strict(&mut schema);
-/// assert_eq!(schema, json!({
-///     "type": "object",
-///     "properties": {"pattern": {"type": "string"}, "n": {"type": "integer"}},
-///     "additionalProperties": false,
-///     "required": ["pattern", "n"]
-/// }));
-/// ```
-pub fn make_strict(schema: &mut Value) {
-    let mut stack: Vec<&mut Value> = vec![schema];
-    while let Some(node) = stack.pop() {
-        let Value::Object(map) = node else {
-            continue;
-        };
-        for keyword in REMOVED_KEYWORDS {
-            map.shift_remove(*keyword);
-        }
-        if describes_object(map) {
-            if let Some(Value::Object(properties)) = map.get("properties") {
-                let required: Vec<Value> =
-                    properties.keys().map(|k| Value::from(k.as_str())).collect();
-                map.insert("additionalProperties".into(), Value::Bool(false));
-                map.insert("required".into(), Value::Array(required));
-            }
-        }
-        for (key, child) in map.iter_mut() {
-            match (key.as_str(), child) {
-                ("properties" | "$defs" | "definitions", Value::Object(named)) => {
-                    stack.extend(named.values_mut());
-                }
-                ("items" | "anyOf" | "allOf" | "oneOf", Value::Array(list)) => {
-                    stack.extend(list.iter_mut());
-                }
-                ("items", item @ Value::Object(_)) => stack.push(item),
-                _ => {}
-            }
-        }
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
     }
 }
 
-/// True for a schema whose `type` is or includes `"object"`, or that has no `type`.
-fn describes_object(map: &Map<String, Value>) -> bool {
-    match map.get("type") {
-        Some(Value::String(t)) => t == "object",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
-        None => true,
-        Some(_) => false,
+impl std::error::Error for SchemaError {}
+
+impl From<SchemaError> for IntentError {
+    fn from(error: SchemaError) -> Self {
+        IntentError::InvalidSchema(error.0)
     }
 }
 
@@ -146,7 +61,8 @@ fn describes_object(map: &Map<String, Value>) -> bool {
 /// is not a string, `type` is not a string or an array of strings, `required` is not an array of
 /// strings, `enum` is not an array, `properties`, `$defs`, `definitions` (and the other maps of
 /// named schemas) are not objects, or `anyOf`, `allOf`, `oneOf`, `prefixItems` are not arrays; and
-/// when the schema is nested deeper than [`MAX_SCHEMA_DEPTH`].
+/// when the schema is nested deeper than 128 levels, counting every object and array (the limit
+/// `serde_json` applies when it parses text, so a schema read from JSON text always fits).
 ///
 /// ```
 /// use serde_json::json;
@@ -165,15 +81,20 @@ fn describes_object(map: &Map<String, Value>) -> bool {
 /// assert!(intent_core::schema::build_envelope_from_schema(&json!(42)).is_err());
 /// ```
 pub fn build_envelope_from_schema(schema: &Value) -> Result<Value, IntentError> {
+    Ok(build(schema)?)
+}
+
+/// [`build_envelope_from_schema`] with the schema layer's own error.
+fn build(schema: &Value) -> Result<Value, SchemaError> {
     let root = match schema {
         Value::Object(map) => map,
         Value::Bool(_) => {
-            return Err(IntentError::InvalidSchema(
+            return Err(SchemaError(
                 "the output schema is a boolean schema; give an object schema such as {\"type\": \"object\", \"properties\": {...}}".into(),
             ))
         }
         other => {
-            return Err(IntentError::InvalidSchema(format!(
+            return Err(SchemaError(format!(
                 "the output schema must be a JSON object, not {}",
                 kind_of(other)
             )))
@@ -200,7 +121,7 @@ pub fn build_envelope_from_schema(schema: &Value) -> Result<Value, IntentError> 
     for (keyword, defs) in hoisted.iter_mut() {
         let path = format!("/{keyword}");
         let Value::Object(named) = defs else {
-            return Err(IntentError::InvalidSchema(format!(
+            return Err(SchemaError(format!(
                 "`{keyword}` at the schema's root must be an object of named schemas, not {}",
                 kind_of(defs)
             )));
@@ -222,14 +143,14 @@ pub fn build_envelope_from_schema(schema: &Value) -> Result<Value, IntentError> 
     Ok(envelope)
 }
 
-/// Refuses a value nested deeper than [`MAX_SCHEMA_DEPTH`], without recursion.
-fn check_depth(schema: &Value) -> Result<(), IntentError> {
+/// Refuses a value nested deeper than `MAX_SCHEMA_DEPTH`, without recursion.
+fn check_depth(schema: &Value) -> Result<(), SchemaError> {
     let mut stack = vec![(schema, 1usize)];
     while let Some((node, depth)) = stack.pop() {
         let is_container = matches!(node, Value::Object(_) | Value::Array(_));
         if is_container && depth > MAX_SCHEMA_DEPTH {
-            return Err(IntentError::InvalidSchema(format!(
-                "the output schema is nested more than {MAX_SCHEMA_DEPTH} levels deep (MAX_SCHEMA_DEPTH); no provider accepts such a schema"
+            return Err(SchemaError(format!(
+                "the output schema is nested more than {MAX_SCHEMA_DEPTH} levels deep; no provider accepts such a schema"
             )));
         }
         match node {
@@ -277,7 +198,7 @@ const NAMED_SCHEMA_KEYWORDS: &[&str] = &[
 const SCHEMA_LIST_KEYWORDS: &[&str] = &["anyOf", "allOf", "oneOf", "prefixItems"];
 
 /// Checks every schema position and rewrites root-relative `$ref`s for the envelope.
-fn check_and_rewrite(mut stack: Vec<Visit<'_>>) -> Result<(), IntentError> {
+fn check_and_rewrite(mut stack: Vec<Visit<'_>>) -> Result<(), SchemaError> {
     while let Some(Visit {
         node,
         path,
@@ -288,7 +209,7 @@ fn check_and_rewrite(mut stack: Vec<Visit<'_>>) -> Result<(), IntentError> {
             Value::Object(map) => map,
             Value::Bool(_) => continue,
             other => {
-                return Err(IntentError::InvalidSchema(format!(
+                return Err(SchemaError(format!(
                     "{} must be a schema (a JSON object or a boolean), not {}",
                     place(&path),
                     kind_of(other)
@@ -361,9 +282,9 @@ fn push_list<'a>(
 }
 
 /// Refuses malformed keywords of one schema object.
-fn check_keywords(map: &Map<String, Value>, path: &str) -> Result<(), IntentError> {
+fn check_keywords(map: &Map<String, Value>, path: &str) -> Result<(), SchemaError> {
     let fault = |keyword: &str, expected: &str, found: &Value| {
-        Err(IntentError::InvalidSchema(format!(
+        Err(SchemaError(format!(
             "`{keyword}` at {} must be {expected}, not {}",
             place(path),
             kind_of(found)
@@ -436,6 +357,7 @@ fn place(path: &str) -> String {
     }
 }
 
+/// A JSON value's kind in words, for messages: `a number`, `an object`.
 pub(crate) fn kind_of(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",

@@ -8,7 +8,8 @@ use crate::request::AiRequest;
 
 /// Sends a request to the named provider, or to the primary and then each fallback in turn.
 ///
-/// Returns the answering provider's name with its reply, or the last provider's error.
+/// Returns the answering provider's name with its reply (its `usage.calls` at least 1), or the last
+/// provider's error.
 pub(crate) async fn send(
     client: &IntentClient,
     request: &AiRequest,
@@ -60,7 +61,8 @@ pub(crate) async fn send_within(
     }))
 }
 
-/// Asks the provider at `index`, within its rate limiter when it has one.
+/// Asks the provider at `index`, within its rate limiter when it has one. A reply is counted as
+/// one model call whatever usage its provider reported.
 async fn complete(
     client: &IntentClient,
     index: usize,
@@ -82,7 +84,10 @@ async fn complete(
         }
     };
     match outcome {
-        Ok(response) => Ok((name, response)),
+        Ok(mut response) => {
+            response.usage.calls = response.usage.calls.max(1);
+            Ok((name, response))
+        }
         Err(error) => {
             let error = if error.provider.is_empty() {
                 error.with_provider(name)

@@ -22,6 +22,7 @@ use intent_core::shape::{
     EnumRepr, EnumShape, Field, Node, NodeId, ShapeGraph, StructKind, StructShape, Variant,
     VariantKind,
 };
+use intent_core::AiRequest;
 use intent_core::IssueKind;
 use serde::Deserialize;
 use serde_json::{json, Value};

@@ -36,7 +36,7 @@ impl CacheKey {
         let schema = request
             .schema
             .as_ref()
-            .map(|s| s.to_string())
+            .map(|s| s.json())
             .unwrap_or_default();
         let max_tokens = request
             .max_output_tokens
@@ -59,8 +59,8 @@ impl CacheKey {
                 "intent-cache-v1",
                 provider,
                 model,
-                &request.system,
-                &request.user,
+                request.system.as_str(),
+                request.user.as_str(),
                 format,
                 &request.schema_name,
                 &schema,

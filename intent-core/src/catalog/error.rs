@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::error::IntentError;
+
 /// An invalid intent file: the file, the intent and the line where the parser gives one.
 ///
 /// Its `Display` reads like a compiler's: `file:line: intent `name`: message`.
@@ -70,8 +72,31 @@ impl fmt::Display for CatalogError {
 
 impl std::error::Error for CatalogError {}
 
-impl From<CatalogError> for crate::IntentError {
+/// The catalog owns both directions of its error's conversion, so the library's error type need
+/// not know catalogs: into [`IntentError::Catalog`], boxed, and back out with
+/// [`IntentError::catalog_error`].
+impl From<CatalogError> for IntentError {
     fn from(error: CatalogError) -> Self {
-        crate::IntentError::Catalog(error)
+        IntentError::Catalog(Box::new(error))
+    }
+}
+
+impl IntentError {
+    /// The intent file's error, with its file, intent and line, when this is one.
+    ///
+    /// ```
+    /// use intent_core::catalog::CatalogError;
+    /// use intent_core::IntentError;
+    ///
+    /// let error = IntentError::from(CatalogError::new("orders.yaml", "no intents").with_line(Some(1)));
+    /// assert_eq!(error.catalog_error().and_then(|e| e.line), Some(1));
+    /// assert_eq!(error.to_string(), "orders.yaml:1: no intents");
+    /// assert!(IntentError::Config("no provider".into()).catalog_error().is_none());
+    /// ```
+    pub fn catalog_error(&self) -> Option<&CatalogError> {
+        match self {
+            IntentError::Catalog(error) => error.downcast_ref(),
+            _ => None,
+        }
     }
 }

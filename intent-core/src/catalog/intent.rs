@@ -11,14 +11,12 @@ use super::file::{self, RawExample, RawIntent};
 use super::resolve;
 use super::rules::MemberRule;
 use super::schema::SchemaShape;
+use super::shape::{Shape, TEXT_SHAPE};
 use super::test_case::{self, IntentTest};
 use crate::intent::Intent;
 use crate::options::{AiRequestOptions, IntentExample};
 use crate::result::ResultIssue;
 use crate::schema::ENVELOPE_PROPERTY;
-
-/// The label of `String`: an intent with this shape is answered in plain text.
-pub(crate) const TEXT_SHAPE: &str = "string";
 
 /// What an intent's answer is: a Rust type, by its name, or a JSON Schema.
 ///
@@ -39,12 +37,6 @@ pub enum IntentShape<'a> {
     TypeName(&'a str),
     /// An inline JSON Schema.
     Schema(&'a Value),
-}
-
-#[derive(Debug)]
-pub(crate) enum Shape {
-    Named(String),
-    Schema(Box<SchemaShape>),
 }
 
 /// One intent of a [`Catalog`](super::Catalog): the instruction, the shape, the rules and the

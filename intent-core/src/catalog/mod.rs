@@ -65,6 +65,8 @@ mod rules;
 #[cfg(feature = "catalog")]
 mod schema;
 #[cfg(feature = "catalog")]
+mod shape;
+#[cfg(feature = "catalog")]
 mod test_case;
 
 pub use error::CatalogError;

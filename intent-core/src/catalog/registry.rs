@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::error::CatalogError;
 use super::file::{self, Format};
-use super::intent::{compile, CatalogIntent, Shape};
+use super::intent::{compile, CatalogIntent};
+use super::shape::Shape;
 use crate::call::AiCall;
 use crate::client::IntentClient;
 use crate::error::IntentError;

@@ -32,10 +32,10 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::file::{RawCheck, RawTest};
-use super::intent::{Shape, TEXT_SHAPE};
 use super::path::{RulePath, Step};
 use super::resolve;
 use super::rules::{regex_reason, MemberRule};
+use super::shape::{Shape, TEXT_SHAPE};
 use crate::result::{IssueKind, ResultIssue};
 use crate::shape::{NodeId, Pattern, RuleTarget, ShapeGraph};
 

@@ -2,14 +2,12 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
-use std::future::{Future, IntoFuture};
-use std::pin::Pin;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::chunk::Element;
-use super::result::{CollectionResult, Progress};
+use super::result::Progress;
 use crate::call::{require_check, Check};
 use crate::client::IntentClient;
 use crate::input;
@@ -36,7 +34,7 @@ pub(crate) enum Mode {
 
 /// A collection call being prepared: `.options(..)`, `.chunk_size(n)`, `.concurrency(n)`,
 /// `.on_progress(..)`, `.require(..)`, `.validate(..)`, then `.await` it for a
-/// [`CollectionResult`].
+/// [`CollectionResult`](super::CollectionResult).
 ///
 /// The inputs are serialized when the call is made, once each. Each chunk is one call with its own
 /// attempts: a chunk whose answer fails verification is asked again with its findings, alone.
@@ -293,18 +291,5 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
     pub fn validate(mut self, validator: impl Fn(&O) -> Vec<String> + Send + Sync + 'a) -> Self {
         self.checks.push(Box::new(validator));
         self
-    }
-}
-
-impl<'a, K, O> IntoFuture for CollectionCall<'a, K, O>
-where
-    K: Send + 'a,
-    O: Intent + Send + 'a,
-{
-    type Output = CollectionResult<K, O>;
-    type IntoFuture = Pin<Box<dyn Future<Output = CollectionResult<K, O>> + Send + 'a>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(super::run::run(self))
     }
 }

@@ -1,6 +1,8 @@
 //! Running a collection call: chunks in flight up to the concurrency limit, each one call with its
-//! own attempts, and the results put back in input order.
+//! own attempts, and the results put back in input order. Awaiting a [`CollectionCall`] runs it.
 
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
 use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
@@ -38,9 +40,20 @@ struct ChunkOutcome<O> {
     issues: Vec<ElementIssue>,
 }
 
-pub(crate) async fn run<K, O: Intent + Send>(
-    call: CollectionCall<'_, K, O>,
-) -> CollectionResult<K, O> {
+impl<'a, K, O> IntoFuture for CollectionCall<'a, K, O>
+where
+    K: Send + 'a,
+    O: Intent + Send + 'a,
+{
+    type Output = CollectionResult<K, O>;
+    type IntoFuture = Pin<Box<dyn Future<Output = CollectionResult<K, O>> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(run(self))
+    }
+}
+
+async fn run<K, O: Intent + Send>(call: CollectionCall<'_, K, O>) -> CollectionResult<K, O> {
     let CollectionCall {
         client,
         intent,
@@ -215,12 +228,10 @@ async fn run_chunk<O: Intent + Send>(
         ),
     };
     let (attempts, final_issues, usage, value) = match result {
-        Some(result) => (
-            result.attempts().to_vec(),
-            result.issues().to_vec(),
-            result.usage(),
-            result.into_value(),
-        ),
+        Some(result) => {
+            let (value, issues, attempts, usage) = result.into_parts();
+            (attempts, issues, usage, value)
+        }
         None => (
             Vec::new(),
             plan_issue.into_iter().collect(),

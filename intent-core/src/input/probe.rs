@@ -64,8 +64,10 @@ fn known_scalar(type_name: &str) -> Option<Scalar> {
         Some((path, rest)) => (path, Some(rest)),
         None => (name, None),
     };
-    let krate = path.split("::").next().unwrap_or(path);
-    let last = path.rsplit("::").next().unwrap_or(path);
+    // A type path's segments are joined by `::`: splitting on `:` finds the first and the last
+    // without a substring search.
+    let krate = path.split(':').next().unwrap_or(path);
+    let last = path.rsplit(':').next().unwrap_or(path);
     Some(match (krate, last, generics) {
         ("str" | "char" | "bool", _, None) => match last {
             "str" => Scalar::String,
@@ -110,7 +112,10 @@ fn int_kind(name: &str) -> Option<IntKind> {
 /// `&T`, `&mut T`, `Box<T>`, `Arc<T>` and `Rc<T>` serialize as `T`.
 fn unwrap_pointers(mut name: &str) -> &str {
     loop {
-        let trimmed = name.trim_start_matches('&').trim_start_matches("mut ");
+        let mut trimmed = name;
+        while let Some(rest) = trimmed.strip_prefix('&') {
+            trimmed = rest.strip_prefix("mut ").unwrap_or(rest);
+        }
         let inner = ["alloc::boxed::Box<", "alloc::sync::Arc<", "alloc::rc::Rc<"]
             .iter()
             .find_map(|p| trimmed.strip_prefix(p))

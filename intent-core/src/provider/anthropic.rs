@@ -14,7 +14,7 @@ use super::{
     AiResponse, BoxFuture, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind,
 };
 use crate::error::IntentError;
-use crate::request::{AiRequest, ResponseFormat};
+use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 use crate::result::Usage;
 
 mod stream;
@@ -320,7 +320,7 @@ impl AnthropicProvider {
             output_config,
             stream: stream.then_some(true),
         };
-        json_body(&body, request.system.len() + request.user.len(), &self.name)
+        json_body(&body, request.text_len(), &self.name)
     }
 
     /// Where requests go, and the key they carry.
@@ -409,7 +409,7 @@ struct OutputConfig<'a> {
 struct OutputFormat<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
-    schema: &'a Value,
+    schema: &'a SharedSchema,
 }
 
 #[derive(Deserialize)]

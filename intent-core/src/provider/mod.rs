@@ -5,47 +5,39 @@
 //! [`ScriptedProvider`] answers from a script, offline.
 
 mod anthropic;
-mod error;
 mod gemini;
 mod openai;
 mod openai_responses;
+mod openai_usage;
 mod scripted;
 mod sse;
 mod stream;
 mod transport;
 
+pub use crate::error::{ProviderError, ProviderErrorKind};
+pub use crate::request::{AiRequest, ResponseFormat, SharedSchema};
+pub use crate::result::FinishReason;
 pub use anthropic::{AnthropicProvider, ANTHROPIC_VERSION};
-pub use error::{ProviderError, ProviderErrorKind};
 pub use gemini::GeminiProvider;
 pub use openai::{MaxTokensField, OpenAiApi, OpenAiProvider};
 pub use scripted::{ScriptedProvider, ScriptedReply};
 pub use stream::{PieceStream, ReplyAssembler, StreamEnd, StreamPiece};
 pub use transport::{RateLimitStatus, RetryPolicy};
 
+/// The providers' error, defined with the library's error type (which carries it) so that the
+/// error layer does not depend on the providers; reachable here as `super::error` for the
+/// provider implementations.
+mod error {
+    pub(super) use crate::error::{ProviderError, ProviderErrorKind};
+}
+
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::request::AiRequest;
 use crate::result::Usage;
 
 /// A boxed, sendable future, as [`Provider::complete`] returns.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// Why the model stopped.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum FinishReason {
-    /// A natural end.
-    Stop,
-    /// Cut off at the token limit.
-    Length,
-    /// The model refused.
-    Refusal,
-    /// The provider's content filter stopped the reply.
-    ContentFilter,
-    /// Any other reason, as the provider named it.
-    Other(String),
-}
 
 /// Reads a reply field that only informs (usage, model, finish reason), or `None` when the server
 /// sent it with another type: an odd field never costs the answer it came with.
@@ -125,7 +117,7 @@ impl AiResponse {
 ///         "echo"
 ///     }
 ///     fn complete<'a>(&'a self, request: &'a AiRequest) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
-///         Box::pin(async move { Ok(AiResponse::new(request.user.clone(), "echo-1")) })
+///         Box::pin(async move { Ok(AiResponse::new(request.user.as_str(), "echo-1")) })
 ///     }
 /// }
 /// ```
@@ -163,7 +155,7 @@ pub trait Provider: Send + Sync {
     ///         "echo"
     ///     }
     ///     fn complete<'a>(&'a self, request: &'a AiRequest) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
-    ///         Box::pin(async move { Ok(AiResponse::new(request.user.clone(), "echo-1")) })
+    ///         Box::pin(async move { Ok(AiResponse::new(request.user.as_str(), "echo-1")) })
     ///     }
     /// }
     ///

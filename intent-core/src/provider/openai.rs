@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::openai_responses;
+use super::openai_usage::{self, TokenDetails};
 use super::transport::{
     display_url, env_var, join_url, json_body, transport_settings, ApiKey, EnvEndpoint, Prepared,
     Target, Transport,
@@ -16,7 +17,7 @@ use super::{
     AiResponse, BoxFuture, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind,
 };
 use crate::error::IntentError;
-use crate::request::{AiRequest, ReasoningEffort, ResponseFormat};
+use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, SharedSchema};
 use crate::result::Usage;
 
 /// Which OpenAI API a provider speaks.
@@ -392,7 +393,7 @@ impl OpenAiProvider {
                 include_usage: true,
             }),
         };
-        json_body(&body, request.system.len() + request.user.len(), &self.name)
+        json_body(&body, request.text_len(), &self.name)
     }
 
     /// Where requests go, and the key they carry.
@@ -490,7 +491,7 @@ enum WireFormat<'a> {
 struct WireSchema<'a> {
     name: &'a str,
     strict: bool,
-    schema: &'a Value,
+    schema: &'a SharedSchema,
 }
 
 #[derive(Deserialize)]
@@ -539,34 +540,17 @@ struct ChatUsage {
     completion_tokens_details: Option<TokenDetails>,
 }
 
-/// The details of OpenAI's token counts (`*_tokens_details`).
-#[derive(Deserialize)]
-pub(super) struct TokenDetails {
-    #[serde(default, deserialize_with = "super::lenient")]
-    cached_tokens: Option<u64>,
-    #[serde(default, deserialize_with = "super::lenient")]
-    reasoning_tokens: Option<u64>,
-}
-
-/// Our usage from OpenAI's counts, which Chat Completions and the Responses API report under
-/// different names but with the same details.
-pub(super) fn usage(
-    input: Option<u64>,
-    output: Option<u64>,
-    input_details: Option<TokenDetails>,
-    output_details: Option<TokenDetails>,
-) -> Usage {
-    Usage {
-        input_tokens: input.unwrap_or(0),
-        output_tokens: output.unwrap_or(0),
-        cached_tokens: input_details.and_then(|d| d.cached_tokens).unwrap_or(0),
-        reasoning_tokens: output_details.and_then(|d| d.reasoning_tokens).unwrap_or(0),
-        calls: 1,
+/// Reads a Chat Completions reply.
+fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
+    match fast::parse_reply(body, sent_model) {
+        Some(response) => Ok(response),
+        None => parse_lenient(body, sent_model, key),
     }
 }
 
-/// Reads a Chat Completions reply.
-fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
+/// Reads a Chat Completions reply field by field, each field that only informs read as `None`
+/// when it has another type.
+fn parse_lenient(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
     let reply: ChatReply = serde_json::from_slice(body).map_err(|e| {
         ProviderError::new(
             ProviderErrorKind::Decode,
@@ -587,28 +571,80 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
         };
         return Err(ProviderError::new(ProviderErrorKind::Decode, message));
     };
-    let (text, refusal, reasoning) = match choice.message {
-        Some(message) => (
-            content_text(message.content),
-            message.refusal,
-            message.reasoning_content.or(message.reasoning),
-        ),
-        None => (String::new(), None, None),
-    };
-    let refusal = refusal.filter(|r| !r.trim().is_empty());
-    let finish_reason = finish_reason(choice.finish_reason.as_deref(), refusal.is_some());
+    let message = choice.message.map(|m| ReplyMessage {
+        content: m.content,
+        refusal: m.refusal,
+        reasoning_content: m.reasoning_content,
+        reasoning: m.reasoning,
+    });
+    Ok(response(
+        Parts::of(message, choice.finish_reason.as_deref(), reply.model),
+        reply.usage.unwrap_or_default().usage(),
+        sent_model,
+    ))
+}
+
+/// The first choice's message, as both readings give it.
+#[derive(Deserialize)]
+struct ReplyMessage {
+    content: Option<Value>,
+    refusal: Option<String>,
+    /// llama.cpp (`--reasoning-format deepseek`) and DeepSeek.
+    reasoning_content: Option<String>,
+    /// vLLM (`--reasoning-parser`) and Ollama.
+    reasoning: Option<String>,
+}
+
+/// What a reply says, however it was read.
+struct Parts<'a> {
+    text: String,
+    refusal: Option<String>,
+    reasoning: Option<String>,
+    finish_reason: Option<&'a str>,
+    /// The model the reply names.
+    model: Option<String>,
+}
+
+impl<'a> Parts<'a> {
+    fn of(
+        message: Option<ReplyMessage>,
+        finish_reason: Option<&'a str>,
+        model: Option<String>,
+    ) -> Self {
+        let (text, refusal, reasoning) = match message {
+            Some(message) => (
+                content_text(message.content),
+                message.refusal,
+                message.reasoning_content.or(message.reasoning),
+            ),
+            None => (String::new(), None, None),
+        };
+        Parts {
+            text,
+            refusal,
+            reasoning,
+            finish_reason,
+            model,
+        }
+    }
+}
+
+/// The reply from its parts and usage; the model asked for when the reply names none.
+fn response(parts: Parts<'_>, usage: Usage, sent_model: &str) -> AiResponse {
+    let refusal = parts.refusal.filter(|r| !r.trim().is_empty());
+    let finish_reason = finish_reason(parts.finish_reason, refusal.is_some());
     let mut response = AiResponse::new(
-        text,
-        reply
+        parts.text,
+        parts
             .model
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| sent_model.to_owned()),
     );
     response.finish_reason = finish_reason;
     response.refusal = refusal;
-    response.reasoning = reasoning.filter(|r| !r.trim().is_empty());
-    response.usage = reply.usage.unwrap_or_default().usage();
-    Ok(response)
+    response.reasoning = parts.reasoning.filter(|r| !r.trim().is_empty());
+    response.usage = usage;
+    response
 }
 
 /// Why the model stopped: its `finish_reason`, unless it refused (a refusal message that is not
@@ -628,7 +664,7 @@ fn finish_reason(reason: Option<&str>, refused: bool) -> FinishReason {
 impl ChatUsage {
     /// The usage of one call.
     fn usage(self) -> Usage {
-        usage(
+        openai_usage::usage(
             self.prompt_tokens,
             self.completion_tokens,
             self.prompt_tokens_details,
@@ -646,5 +682,94 @@ fn content_text(content: Option<Value>) -> String {
             .filter_map(|p| p.get("text").and_then(Value::as_str))
             .collect(),
         _ => String::new(),
+    }
+}
+
+/// The reading of an ordinary reply in one pass: every field with the type Chat Completions gives
+/// it. A reply that does not read so (a field of another type, no `choices[0]`) is read again by
+/// the lenient reader above, field by field; for a reply that does, both readings agree, so the
+/// outcome never depends on which one read it.
+mod fast {
+    use serde::Deserialize;
+
+    use super::{response, Parts, ReplyMessage};
+    use crate::provider::openai_usage::{usage, TokenDetails};
+    use crate::provider::AiResponse;
+
+    #[derive(Deserialize)]
+    struct Reply {
+        model: Option<String>,
+        choices: Vec<Choice>,
+        usage: Option<ReplyUsage>,
+    }
+
+    #[derive(Deserialize)]
+    struct Choice {
+        message: Option<ReplyMessage>,
+        finish_reason: Option<String>,
+    }
+
+    #[derive(Deserialize)]
+    struct ReplyUsage {
+        prompt_tokens: Option<u64>,
+        completion_tokens: Option<u64>,
+        prompt_tokens_details: Option<TokenDetails>,
+        completion_tokens_details: Option<TokenDetails>,
+    }
+
+    /// The reply, when it reads in one pass and has a first choice.
+    pub(super) fn parse_reply(body: &[u8], sent_model: &str) -> Option<AiResponse> {
+        // Checked as UTF-8 once, so that serde does not check each string again.
+        let reply: Reply = serde_json::from_str(std::str::from_utf8(body).ok()?).ok()?;
+        let choice = reply.choices.into_iter().next()?;
+        let usage = match reply.usage {
+            Some(u) => usage(
+                u.prompt_tokens,
+                u.completion_tokens,
+                u.prompt_tokens_details,
+                u.completion_tokens_details,
+            ),
+            None => usage(None, None, None, None),
+        };
+        Some(response(
+            Parts::of(choice.message, choice.finish_reason.as_deref(), reply.model),
+            usage,
+            sent_model,
+        ))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::super::{parse_lenient, ApiKey};
+
+        #[test]
+        fn the_fast_reading_agrees_with_the_lenient_one() {
+            let replies = [
+                r#"{"model": "m", "choices": [{"message": {"content": "{\"value\": 1}"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 9, "completion_tokens": 4, "prompt_tokens_details": {"cached_tokens": 2}}}"#,
+                r#"{"choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"text": "b"}]}, "finish_reason": "length"}]}"#,
+                r#"{"model": null, "choices": [{"message": {"content": null, "refusal": "no"}, "finish_reason": null}], "usage": null}"#,
+                r#"{"model": "", "choices": [{"message": null}, {"message": {"content": "second"}}], "extra": [1, 2]}"#,
+                r#"{"choices": [{"message": {"content": "x", "refusal": "  "}, "finish_reason": "content_filter"}], "usage": {}}"#,
+                r#"{"choices": [{"message": {"content": "x", "reasoning_content": "I think", "reasoning": "no"}}], "usage": {"completion_tokens_details": {"reasoning_tokens": 3}, "prompt_tokens_details": {"cached_tokens": "1"}}}"#,
+            ];
+            let key = ApiKey::new("sk-test");
+            for reply in replies {
+                let fast = super::parse_reply(reply.as_bytes(), "sent").expect("reads fast");
+                let lenient = parse_lenient(reply.as_bytes(), "sent", &key).expect("reads");
+                assert_eq!(fast, lenient, "{reply}");
+            }
+            // Replies the fast reading leaves to the lenient one.
+            for reply in [
+                r#"{"choices": []}"#,
+                r#"{"choices": null, "error": {"message": "overloaded"}}"#,
+                r#"{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": "9"}}"#,
+                r#"{"model": 7, "choices": [{"message": {"content": "x"}}]}"#,
+            ] {
+                assert!(
+                    super::parse_reply(reply.as_bytes(), "sent").is_none(),
+                    "{reply}"
+                );
+            }
+        }
     }
 }

@@ -27,10 +27,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::openai::TokenDetails;
+use super::openai_usage::TokenDetails;
 use super::transport::{clip_body, json_body, ApiKey};
 use super::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
-use crate::request::{AiRequest, ReasoningEffort, ResponseFormat};
+use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, SharedSchema};
 
 /// The smallest `max_output_tokens` the Responses API takes.
 pub(crate) const MIN_MAX_OUTPUT_TOKENS: u32 = 16;
@@ -88,7 +88,7 @@ pub(super) fn body(
         text: Text { format },
         store: false,
     };
-    json_body(&body, request.system.len() + request.user.len(), provider)
+    json_body(&body, request.text_len(), provider)
 }
 
 #[derive(Serialize)]
@@ -131,7 +131,7 @@ enum Format<'a> {
     JsonSchema {
         name: &'a str,
         strict: bool,
-        schema: &'a Value,
+        schema: &'a SharedSchema,
     },
 }
 
@@ -308,7 +308,7 @@ pub(super) fn parse_reply(
     };
     response.refusal = refused.then_some(output.refusal);
     response.reasoning = (!output.reasoning.trim().is_empty()).then_some(output.reasoning);
-    response.usage = super::openai::usage(
+    response.usage = super::openai_usage::usage(
         usage.input_tokens,
         usage.output_tokens,
         usage.input_tokens_details,

@@ -5,8 +5,9 @@ use std::sync::{Arc, LazyLock, OnceLock, RwLock};
 
 use serde_json::Value;
 
+use super::envelope::{envelope, make_strict, ENVELOPE_PROPERTY};
 use super::{Node, NodeId, Scalar, ShapeGraph, StructKind};
-use crate::schema::{envelope, make_strict, ENVELOPE_PROPERTY};
+use crate::request::SharedSchema;
 
 /// How a result type is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,14 +42,16 @@ pub struct TypeInfo {
     rule_lines: OnceLock<Vec<String>>,
     /// Whether replies may take the reader's fast path, computed on first use.
     fast_read: OnceLock<bool>,
+    /// The envelope schema as requests carry it, serialized on first use.
+    request_schema: OnceLock<Option<SharedSchema>>,
 }
 
 impl TypeInfo {
-    /// The cached information of `T`, computed on first use.
-    pub fn of<T: crate::Intent>() -> Arc<TypeInfo> {
+    /// The cached information of the type named `key`, whose shape `shape` registers; computed on
+    /// first use. `TypeInfo::of::<T>()` (defined with the `Intent` trait) calls it for `T`.
+    pub(crate) fn cached(key: &'static str, shape: fn(&mut ShapeGraph) -> NodeId) -> Arc<TypeInfo> {
         static CACHE: LazyLock<RwLock<HashMap<&'static str, Arc<TypeInfo>>>> =
             LazyLock::new(|| RwLock::new(HashMap::new()));
-        let key = std::any::type_name::<T>();
         if let Some(info) = CACHE
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -57,7 +60,7 @@ impl TypeInfo {
             return Arc::clone(info);
         }
         let mut graph = ShapeGraph::new();
-        let root = T::shape(&mut graph);
+        let root = shape(&mut graph);
         let info = Arc::new(TypeInfo::from_graph(graph, root));
         CACHE
             .write()
@@ -98,6 +101,7 @@ impl TypeInfo {
             target,
             rule_lines: OnceLock::new(),
             fast_read: OnceLock::new(),
+            request_schema: OnceLock::new(),
         }
     }
 
@@ -124,6 +128,13 @@ impl TypeInfo {
     /// The strict envelope schema, shared rather than copied.
     pub(crate) fn shared_envelope_schema(&self) -> Option<Arc<Value>> {
         self.envelope_schema.clone()
+    }
+
+    /// The strict envelope schema as requests carry it: shared, and serialized once per type.
+    pub(crate) fn request_schema(&self) -> Option<SharedSchema> {
+        self.request_schema
+            .get_or_init(|| self.shared_envelope_schema().map(SharedSchema::new))
+            .clone()
     }
 
     /// How the type is asked for.

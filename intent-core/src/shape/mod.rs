@@ -18,6 +18,7 @@
 
 mod builder;
 mod describe;
+pub(crate) mod envelope;
 mod info;
 mod rules;
 mod schema;

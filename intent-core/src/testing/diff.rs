@@ -8,7 +8,6 @@
 //! the first difference.
 
 use super::entry::{Entry, RecordedRequest};
-use super::replay::Book;
 use super::CASSETTE_MODE_VAR;
 use crate::request::AiRequest;
 
@@ -182,28 +181,25 @@ fn show(difference: &Difference) -> String {
     }
 }
 
-/// The message for a request to `provider` that has no recording in `book`.
+/// The message for a request to `provider` that has no recording among the `entries` of the
+/// cassette at `path` (each with the 1-based line it was read from).
 pub(crate) fn describe_miss(
-    book: &Book,
+    path: &std::path::Path,
+    entries: &[(usize, Entry)],
     provider: &str,
     default_model: Option<&str>,
     request: &AiRequest,
 ) -> String {
-    let path = book.path.display();
+    let path = path.display();
     let fix = format!(
         "record it with {CASSETTE_MODE_VAR}=record-missing (or {CASSETTE_MODE_VAR}=record to record every request again)"
     );
-    let own: Vec<&(usize, Entry)> = book
-        .entries
+    let own: Vec<&(usize, Entry)> = entries
         .iter()
         .filter(|(_, e)| e.provider == provider)
         .collect();
     if own.is_empty() {
-        let mut names: Vec<&str> = book
-            .entries
-            .iter()
-            .map(|(_, e)| e.provider.as_str())
-            .collect();
+        let mut names: Vec<&str> = entries.iter().map(|(_, e)| e.provider.as_str()).collect();
         names.dedup();
         return if names.is_empty() {
             format!("the cassette {path} has no recording; {fix}")

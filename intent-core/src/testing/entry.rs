@@ -99,11 +99,11 @@ pub(crate) fn key_of(provider: &str, default_model: Option<&str>, request: &AiRe
 impl RecordedRequest {
     pub(crate) fn of(request: &AiRequest) -> Self {
         RecordedRequest {
-            system: request.system.clone(),
-            user: request.user.clone(),
+            system: request.system.to_string(),
+            user: request.user.to_string(),
             format: format_name(request.format).to_owned(),
             schema_name: request.schema_name.clone(),
-            schema: request.schema.clone(),
+            schema: request.schema.as_deref().cloned(),
             max_output_tokens: request.max_output_tokens,
             temperature: request.temperature,
             model: request.model.clone(),

@@ -242,7 +242,8 @@ impl ReplayProvider {
     /// The error for a request with no recording: the nearest recording and what differs.
     pub(crate) fn miss(&self, request: &AiRequest) -> ProviderError {
         let message = diff::describe_miss(
-            &self.book,
+            &self.book.path,
+            &self.book.entries,
             &self.name,
             self.default_model.as_deref(),
             request,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use intent_core::cache::{Cache, CacheError, CacheKey, CachedReply, DiskCache, MemoryCache};
 use intent_core::prelude::*;
 use intent_core::provider::BoxFuture;
+use intent_core::{AiRequest, ResponseFormat};
 
 fn cached_client(model: &ScriptedProvider, cache: Arc<dyn Cache>) -> IntentClient {
     IntentClient::builder()
@@ -193,10 +194,10 @@ fn the_key_covers_every_part_that_shapes_a_reply_and_never_a_key() {
     assert_ne!(k, key("anthropic", "m", &base));
     assert_ne!(k, key("openai", "n", &base));
     let mut changed = base.clone();
-    changed.system.push('!');
+    std::sync::Arc::make_mut(&mut changed.system).push('!');
     assert_ne!(k, key("openai", "m", &changed));
     let mut changed = base.clone();
-    changed.user.push('!');
+    std::sync::Arc::make_mut(&mut changed.user).push('!');
     assert_ne!(k, key("openai", "m", &changed));
     let changed = base.clone().with_format(ResponseFormat::JsonObject, None);
     assert_ne!(k, key("openai", "m", &changed));

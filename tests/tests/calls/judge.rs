@@ -2,6 +2,7 @@
 
 use intent_core::prelude::*;
 use intent_core::provider::AiResponse;
+use intent_core::ResponseFormat;
 use intent_core::{IssueKind, JudgeOptions, Usage};
 
 fn judged() -> AiRequestOptions {

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use intent_core::prelude::*;
 use intent_core::provider::{AiResponse, BoxFuture, Provider, ProviderError, ScriptedReply};
+use intent_core::AiRequest;
 use intent_core::{IssueKind, Usage};
 
 fn costly(text: &str, tokens: u64) -> ScriptedReply {

@@ -6,4 +6,5 @@ mod input_serialization;
 mod judge;
 mod limits;
 mod replay;
+mod shared_request;
 mod tracing_spans;

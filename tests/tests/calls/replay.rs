@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use intent_core::prelude::*;
-use intent_core::provider::{ProviderErrorKind, RetryPolicy};
+use intent_core::provider::{ProviderErrorKind, RetryPolicy, SharedSchema};
 use intent_core::testing::{self, CassetteMode, RecordingProvider, ReplayProvider};
+use intent_core::{AiRequest, ResponseFormat};
 use intent_core::{IntentError, IssueKind, Provider};
 use intent_tests::derive_types::PurchaseRequest;
 use serde_json::{json, Value};
@@ -438,7 +439,9 @@ fn recorded_request(cassette: &Path, index: usize) -> AiRequest {
         "json_object" => ResponseFormat::JsonObject,
         _ => ResponseFormat::Text,
     };
-    request.schema = Some(entry["schema"].clone()).filter(|s| !s.is_null());
+    request.schema = Some(entry["schema"].clone())
+        .filter(|s| !s.is_null())
+        .map(SharedSchema::new);
     request
 }
 

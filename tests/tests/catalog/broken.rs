@@ -14,17 +14,21 @@ fn broken(name: &str) -> PathBuf {
 /// The error of loading `name`, as (file name, intent, line, message).
 fn load_error(name: &str) -> (String, Option<String>, Option<usize>, String) {
     match Catalog::load(broken(name)) {
-        Err(IntentError::Catalog(error)) => (
-            error
-                .file
-                .strip_prefix(broken(""))
-                .unwrap_or(Path::new("?"))
-                .display()
-                .to_string(),
-            error.intent,
-            error.line,
-            error.message,
-        ),
+        Err(error) if error.catalog_error().is_some() => {
+            assert!(matches!(error, IntentError::Catalog(_)));
+            let error = error.catalog_error().expect("a catalog error");
+            (
+                error
+                    .file
+                    .strip_prefix(broken(""))
+                    .unwrap_or(Path::new("?"))
+                    .display()
+                    .to_string(),
+                error.intent.clone(),
+                error.line,
+                error.message.clone(),
+            )
+        }
         Err(other) => panic!("{name}: expected a catalog error, got {other}"),
         Ok(catalog) => panic!("{name}: loaded {} intents", catalog.len()),
     }

@@ -3,7 +3,7 @@
 //! well-formed test judges answers by its expectation.
 
 use intent_core::catalog::{Catalog, Expectation};
-use intent_core::{IntentError, IssueKind, ResultIssue};
+use intent_core::{IssueKind, ResultIssue};
 use serde_json::json;
 
 /// A triage intent with a schema shape and a rule, then the test lines given.
@@ -35,7 +35,10 @@ fn titles(tests: &str) -> String {
 /// The error of parsing `text` as `t.yaml`: (intent, line, message).
 fn error_of(text: &str) -> (Option<String>, Option<usize>, String) {
     match Catalog::parse("t.yaml", text) {
-        Err(IntentError::Catalog(e)) => (e.intent, e.line, e.message),
+        Err(error) if error.catalog_error().is_some() => {
+            let e = error.catalog_error().expect("a catalog error");
+            (e.intent.clone(), e.line, e.message.clone())
+        }
         Err(other) => panic!("expected a catalog error, got {other}"),
         Ok(_) => panic!("the catalog loaded:\n{text}"),
     }

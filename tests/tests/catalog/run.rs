@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use intent_core::catalog::{Catalog, IntentShape};
 use intent_core::prelude::*;
 use intent_core::shape::{Field, Node, NodeId, ShapeGraph, StructKind, StructShape};
+use intent_core::ResponseFormat;
 use intent_core::{IntentError, IssueKind};
 use serde::Deserialize;
 use serde_json::json;
@@ -426,7 +427,8 @@ async fn refuses_a_type_whose_name_is_not_the_files_shape_and_sends_nothing() {
         std::any::type_name::<OrderLine>()
     )));
     match catalog.check::<OrderLine>("purchase-request") {
-        Err(IntentError::Catalog(error)) => {
+        Err(error) if error.catalog_error().is_some() => {
+            let error = error.catalog_error().expect("a catalog error");
             assert_eq!(error.intent.as_deref(), Some("purchase-request"));
             assert_eq!(error.line, Some(3));
         }
@@ -490,7 +492,10 @@ impl Intent for Counted {
 fn the_first_run_with_a_type_checks_rule_members_kinds_and_examples() {
     let catalog = sample();
     let message = |result: Result<(), IntentError>| match result {
-        Err(IntentError::Catalog(error)) => (error.line, error.message),
+        Err(error) if error.catalog_error().is_some() => {
+            let error = error.catalog_error().expect("a catalog error");
+            (error.line, error.message.clone())
+        }
         other => panic!("expected a catalog error, got {other:?}"),
     };
     // `Slim` has the file's type name but lacks the members the rules name.

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use intent_core::collections::Progress;
 use intent_core::prelude::*;
 use intent_core::IssueKind;
+use intent_core::{AiRequest, ResponseFormat};
 use serde_json::{json, Value};
 
 fn client(model: &ScriptedProvider, max_attempts: u32) -> IntentClient {

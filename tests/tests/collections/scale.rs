@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use intent_core::prelude::*;
 use intent_core::provider::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
+use intent_core::AiRequest;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

@@ -6,6 +6,7 @@ use indexmap::IndexMap;
 use intent_core::prelude::*;
 use intent_core::shape::{Field, Node, NodeId, Scalar, ShapeGraph, StructKind, StructShape};
 use intent_core::IssueKind;
+use intent_core::ResponseFormat;
 use serde::Deserialize;
 use serde_json::json;
 

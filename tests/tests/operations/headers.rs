@@ -6,6 +6,7 @@ use std::time::Duration;
 use intent_core::prelude::*;
 use intent_core::provider::{AnthropicProvider, OpenAiProvider, Provider};
 use intent_core::ratelimit::RateLimit;
+use intent_core::AiRequest;
 
 use crate::server::{gaps, ClockedServer, Headers, Wire};
 

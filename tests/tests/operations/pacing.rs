@@ -8,6 +8,7 @@ use std::time::Duration;
 use intent_core::prelude::*;
 use intent_core::provider::{AiResponse, BoxFuture, Provider, ProviderError};
 use intent_core::ratelimit::{RateLimit, RateLimiter};
+use intent_core::AiRequest;
 use intent_core::IssueKind;
 use tokio::time::Instant;
 

@@ -7,6 +7,7 @@ use intent_core::prelude::*;
 use intent_core::provider::{
     AnthropicProvider, FinishReason, Provider, ProviderErrorKind, RetryPolicy,
 };
+use intent_core::{AiRequest, ResponseFormat};
 use serde_json::{json, Value};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use intent_core::prelude::*;
 use intent_core::provider::{FinishReason, GeminiProvider, Provider, ProviderErrorKind};
 use intent_core::Intent;
+use intent_core::{AiRequest, ResponseFormat};
 use intent_tests::derive_types::{Event, Order, PurchaseRequest, Status};
 use serde_json::{json, Value};
 use wiremock::matchers::{header, method, path};

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use intent_core::prelude::*;
 use intent_core::provider::{AiResponse, BoxFuture, Provider, ProviderError, RetryPolicy};
+use intent_core::AiRequest;
 use intent_core::{IssueKind, JudgeOptions, Usage};
 use serde_json::json;
 use wiremock::matchers::method;

@@ -5,6 +5,7 @@ use intent_core::prelude::*;
 use intent_core::provider::{
     AnthropicProvider, FinishReason, GeminiProvider, OpenAiProvider, Provider, ProviderErrorKind,
 };
+use intent_core::AiRequest;
 use intent_core::Usage;
 use serde_json::{json, Value};
 use wiremock::{MockServer, ResponseTemplate};

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use intent_core::prelude::*;
-use intent_core::provider::{Provider, ProviderError, ProviderErrorKind, RetryPolicy};
+use intent_core::provider::{AiRequest, Provider, ProviderError, ProviderErrorKind, RetryPolicy};
 use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};

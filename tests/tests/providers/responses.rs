@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use intent_core::prelude::*;
 use intent_core::provider::{FinishReason, OpenAiApi, OpenAiProvider, Provider, ProviderErrorKind};
 use intent_core::Intent;
+use intent_core::{AiRequest, ResponseFormat};
 use serde_json::{json, Value};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};

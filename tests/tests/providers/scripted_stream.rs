@@ -132,7 +132,7 @@ impl Provider for Echo {
             if request.user.is_empty() {
                 return Err(ProviderError::http(400, "empty"));
             }
-            let mut reply = AiResponse::new(request.user.clone(), "echo-1");
+            let mut reply = AiResponse::new(request.user.as_str(), "echo-1");
             reply.refusal = Some(String::new());
             Ok(reply)
         })

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use intent_core::prelude::*;
 use intent_core::provider::{Provider, RetryPolicy};
+use intent_core::AiRequest;
 use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use intent_core::prelude::*;
 use intent_core::provider::{OpenAiProvider, Provider, ProviderErrorKind, RetryPolicy};
+use intent_core::AiRequest;
 use intent_core::IssueKind;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use chrono::NaiveDate;
 use intent_core::prelude::*;
 use intent_core::IssueKind;
+use intent_core::ResponseFormat;
 use serde::Deserialize;
 use serde_json::json;
 

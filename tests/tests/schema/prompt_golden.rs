@@ -6,11 +6,12 @@ use std::any::type_name;
 use std::collections::HashMap;
 
 use chrono::NaiveDate;
+use intent_core::__private::prompt;
 use intent_core::prelude::*;
-use intent_core::prompt;
 use intent_core::shape::{
     Field, Node, NodeId, Rules, ShapeGraph, StructKind, StructShape, TypeInfo,
 };
+use intent_core::{AiRequest, ResponseFormat};
 use intent_core::{IssueKind, ResultIssue};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -60,7 +61,7 @@ const EMAIL: &str =
 /// Renders everything a request carries, for a golden file.
 fn render(request: &AiRequest) -> String {
     let schema = match &request.schema {
-        Some(schema) => serde_json::to_string_pretty(schema).unwrap(),
+        Some(schema) => serde_json::to_string_pretty(schema.value()).unwrap(),
         None => "(none)".to_owned(),
     };
     format!(
@@ -112,7 +113,10 @@ async fn strict_target() {
     .await;
     assert!(order.is_success(), "{:?}", order.issues());
     let request = only_request(&model);
-    assert_eq!(request.schema, PurchaseRequest::strict_envelope_schema());
+    assert_eq!(
+        request.schema.as_deref(),
+        PurchaseRequest::strict_envelope_schema().as_ref()
+    );
     golden("strict_target", &render(&request));
 }
 
@@ -152,8 +156,8 @@ async fn runtime_schema() {
     assert!(line.is_success(), "{:?}", line.issues());
     let request = only_request(&model);
     assert_eq!(
-        request.schema,
-        Some(intent_core::schema::build_envelope_from_schema(&schema).unwrap())
+        request.schema.as_deref(),
+        Some(&intent_core::schema::build_envelope_from_schema(&schema).unwrap())
     );
     golden("runtime_schema", &render(&request));
 }
@@ -246,7 +250,7 @@ async fn retry_carries_the_previous_output_and_every_problem() {
 #[test]
 fn retry_lists_issue_paths_and_cuts_by_characters() {
     let info = TypeInfo::of::<PurchaseRequest>();
-    let input = intent_core::input::serialize(EMAIL, 10_000).unwrap();
+    let input = intent_core::__private::input::serialize(EMAIL, 10_000).unwrap();
     let plan = prompt::plan(
         &info,
         &AiRequestOptions::default(),
@@ -292,7 +296,7 @@ fn retry_lists_issue_paths_and_cuts_by_characters() {
 #[test]
 fn an_attempt_without_issues_adds_no_retry_sections() {
     let info = TypeInfo::of::<u32>();
-    let input = intent_core::input::serialize("x", 10).unwrap();
+    let input = intent_core::__private::input::serialize("x", 10).unwrap();
     let plan = prompt::plan(&info, &AiRequestOptions::default(), "Count.", &input).unwrap();
     let mut previous = AttemptRecord::new(1);
     previous.raw_output = "{\"value\": 1}".into();
@@ -350,10 +354,10 @@ async fn purchase_request_with_every_option() {
     };
     // The system instructions: in the system message, after the preamble and a blank line.
     assert_eq!(
-        request.system,
+        *request.system,
         format!(
             "{}\n\nYou read purchase emails for the Northwind account team.",
-            prompt::SYSTEM_PREAMBLE
+            intent_core::prompt::SYSTEM_PREAMBLE
         )
     );
     assert!(!request.user.contains("Northwind account team"));
@@ -374,7 +378,10 @@ async fn purchase_request_with_every_option() {
     assert!(request.user.find("## Output requirements") < request.user.find("## Examples"));
     // The strict schema, the token limit and the temperature: fields of the request.
     assert_eq!(request.format, ResponseFormat::JsonSchema);
-    assert_eq!(request.schema, PurchaseRequest::strict_envelope_schema());
+    assert_eq!(
+        request.schema.as_deref(),
+        PurchaseRequest::strict_envelope_schema().as_ref()
+    );
     assert_eq!(request.schema_name, "intent_output");
     assert_eq!(request.max_output_tokens, Some(512));
     assert_eq!(request.temperature, Some(0.0));

@@ -4,10 +4,12 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::support::assert_openai_strict;
+use intent_core::__private::prompt::{self, PREVIOUS_OUTPUT_LIMIT};
 use intent_core::prelude::*;
-use intent_core::prompt::{self, PREVIOUS_OUTPUT_LIMIT, SYSTEM_PREAMBLE};
+use intent_core::prompt::SYSTEM_PREAMBLE;
 use intent_core::schema::build_envelope_from_schema;
 use intent_core::shape::TypeInfo;
+use intent_core::{AiRequest, ResponseFormat};
 use intent_core::{IssueKind, ResultIssue};
 use serde_json::{json, Value};
 
@@ -32,7 +34,7 @@ async fn first_request<T: Intent + Send + 'static>(
 }
 
 fn plan_for<T: Intent>(options: &AiRequestOptions) -> prompt::PromptPlan {
-    let input = intent_core::input::serialize("the input", 1000).unwrap();
+    let input = intent_core::__private::input::serialize("the input", 1000).unwrap();
     prompt::plan(&TypeInfo::of::<T>(), options, "Do the thing.", &input).unwrap()
 }
 
@@ -53,7 +55,10 @@ async fn a_strict_type_is_asked_for_with_its_envelope_schema() {
     let (request, _) =
         first_request::<Vec<u32>>(r#"{"value": [1]}"#, AiRequestOptions::default()).await;
     assert_eq!(request.format, ResponseFormat::JsonSchema);
-    assert_eq!(request.schema, <Vec<u32>>::strict_envelope_schema());
+    assert_eq!(
+        request.schema.as_deref(),
+        <Vec<u32>>::strict_envelope_schema().as_ref()
+    );
     assert_eq!(request.schema_name, "intent_output");
     assert!(request.user.contains(
         "## Output requirements\nReply with one JSON object {\"value\": <result>}, where <result> is List<uint>"
@@ -114,8 +119,8 @@ async fn a_json_value_with_a_schema_is_sent_the_runtime_envelope() {
     assert_eq!(result.value(), Some(&json!({"n": 3})));
     assert_eq!(request.format, ResponseFormat::JsonSchema);
     assert_eq!(
-        request.schema,
-        Some(build_envelope_from_schema(&schema).unwrap())
+        request.schema.as_deref(),
+        Some(&build_envelope_from_schema(&schema).unwrap())
     );
     assert_eq!(request.schema_name, "intent_output");
     assert!(request
@@ -140,8 +145,8 @@ async fn transform_sends_its_schema_and_keeps_it_under_other_options() {
     assert!(result.is_success(), "{:?}", result.issues());
     let request = &model.requests()[0];
     assert_eq!(
-        request.schema,
-        Some(build_envelope_from_schema(&schema).unwrap())
+        request.schema.as_deref(),
+        Some(&build_envelope_from_schema(&schema).unwrap())
     );
     assert_eq!(request.max_output_tokens, Some(9));
 }
@@ -185,13 +190,13 @@ fn the_system_message_is_the_preamble_then_the_instructions_after_a_blank_line()
     assert!(SYSTEM_PREAMBLE.contains("no preamble"));
     assert!(SYSTEM_PREAMBLE.contains("no markdown fences"));
     let plain = plan_for::<u32>(&AiRequestOptions::default()).request(None);
-    assert_eq!(plain.system, SYSTEM_PREAMBLE);
+    assert_eq!(plain.system.as_str(), SYSTEM_PREAMBLE);
     let options = AiRequestOptions {
         system_instructions: Some("\n  Be terse.  ".into()),
         ..AiRequestOptions::default()
     };
     assert_eq!(
-        plan_for::<u32>(&options).request(None).system,
+        *plan_for::<u32>(&options).request(None).system,
         format!("{SYSTEM_PREAMBLE}\n\nBe terse.")
     );
     let blank = AiRequestOptions {
@@ -199,7 +204,7 @@ fn the_system_message_is_the_preamble_then_the_instructions_after_a_blank_line()
         ..AiRequestOptions::default()
     };
     assert_eq!(
-        plan_for::<u32>(&blank).request(None).system,
+        plan_for::<u32>(&blank).request(None).system.as_str(),
         SYSTEM_PREAMBLE
     );
 }
@@ -432,7 +437,7 @@ async fn the_input_label_follows_the_input() {
 
 #[test]
 fn a_retry_lists_at_most_the_problem_limit_and_counts_the_rest() {
-    assert_eq!(intent_core::prompt::PREVIOUS_PROBLEMS_LIMIT, 50);
+    assert_eq!(prompt::PREVIOUS_PROBLEMS_LIMIT, 50);
     let mut previous = AttemptRecord::new(1);
     previous.raw_output = "[300, 300]".into();
     previous.issues = (0..5000)

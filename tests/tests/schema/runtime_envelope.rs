@@ -1,7 +1,10 @@
 //! `build_envelope_from_schema`: a runtime schema as the strict envelope a provider receives.
 
 use crate::support::{assert_openai_strict, deep_items_schema, drop_deep, resolve};
-use intent_core::schema::{build_envelope_from_schema, make_strict, MAX_SCHEMA_DEPTH};
+use intent_core::schema::{build_envelope_from_schema, make_strict};
+
+/// The deepest nesting `build_envelope_from_schema` accepts, as its documentation states.
+const MAX_SCHEMA_DEPTH: usize = 128;
 use intent_core::IntentError;
 use serde_json::{json, Value};
 
@@ -563,13 +566,12 @@ fn refuses_a_schema_deeper_than_the_limit_naming_it() {
         message.contains(&format!("more than {MAX_SCHEMA_DEPTH} levels")),
         "{message}"
     );
-    assert!(message.contains("MAX_SCHEMA_DEPTH"), "{message}");
     assert!(build_envelope_from_schema(&deep_items_schema(MAX_SCHEMA_DEPTH - 2)).is_ok());
 }
 
 #[test]
 fn refuses_a_very_deep_schema_without_overflowing_the_stack() {
     let schema = deep_items_schema(200_000);
-    assert!(error(&schema).contains("MAX_SCHEMA_DEPTH"));
+    assert!(error(&schema).contains(&format!("more than {MAX_SCHEMA_DEPTH} levels")));
     drop_deep(schema);
 }

@@ -1,62 +1,21 @@
-//! The prompt: one system message and one user message per attempt.
-//!
-//! The system message is [`SYSTEM_PREAMBLE`], then the request's `system_instructions` after a
-//! blank line. The user message has these sections, in order, one blank line apart:
-//!
-//! ```text
-//! ## Intent
-//! <the trimmed intent>
-//!
-//! ## Input (<label>)
-//! <the serialized input>
-//!
-//! ## Output requirements
-//! <the contract: plain text, or the {"value": ...} envelope with the result's description>
-//! <for JSON-object mode: Use JSON types faithfully: ...>
-//! <the members' rules, when the result has any>
-//! Additional output requirements: <expected_output_description, when set>
-//!
-//! ## Examples                                  (only when there are examples)
-//! Example 1 input:
-//! <trimmed>
-//! Example 1 output:
-//! <trimmed>
-//!
-//! Example 2 input:
-//! ...
-//! Apply the same judgement and format to the input above.
-//!
-//! ## Previous attempt                          (retries only)
-//! <the previous raw output, cut at 6000 characters>
-//!
-//! ## Problems with the previous attempt        (retries only)
-//! - <one line per issue: its path, then its message>
-//! Produce a corrected response that fixes every listed problem while still satisfying the intent.
-//! ```
-//!
-//! A previous output longer than [`PREVIOUS_OUTPUT_LIMIT`] characters is cut there and followed by
-//! one line saying so (`[cut at 6000 of 7250 characters]`), so the model knows it sees only part;
-//! an empty one is shown as `(an empty reply)`. An issue message that spans lines is put on one.
-//! At most [`PREVIOUS_PROBLEMS_LIMIT`] issues are listed, so a reply with thousands of findings
-//! cannot grow the next prompt without bound; one more bullet counts the rest.
+//! The plan of a call's prompt, and each attempt's request from it.
 
 use std::fmt::Write;
-use std::sync::Arc;
-
-use serde_json::Value;
+use std::sync::{Arc, LazyLock};
 
 use crate::error::IntentError;
 use crate::input::SerializedInput;
 use crate::options::AiRequestOptions;
-use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME};
+use crate::request::{
+    AiRequest, ReasoningEffort, ResponseFormat, SharedSchema, DEFAULT_SCHEMA_NAME,
+};
 use crate::result::AttemptRecord;
 use crate::schema::build_envelope_from_schema;
 use crate::shape::{Node, Scalar, TargetKind, TypeInfo};
 
-/// The system prompt every request starts with.
-pub const SYSTEM_PREAMBLE: &str = "You carry out the intent on the input exactly as asked. Use only the input and the intent; do not invent facts the input does not support. Answer with the result alone: no preamble, no explanation, no markdown fences.";
+use super::SYSTEM_PREAMBLE;
 
-/// How much of a previous attempt's raw output a retry shows, in characters.
+/// How much of a previous attempt's raw output a retry shows, in characters (as the `prompt` module docs state).
 pub const PREVIOUS_OUTPUT_LIMIT: usize = 6000;
 
 /// How many of a previous attempt's issues a retry lists; the rest are counted in one line.
@@ -64,27 +23,16 @@ pub const PREVIOUS_PROBLEMS_LIMIT: usize = 50;
 
 const JSON_TYPES_LINE: &str = "Use JSON types faithfully: numbers as numbers, true and false as booleans, null only where the description allows it (a type ending in ?), lists as arrays.";
 
-/// What is asked of the model for one call, fixed across its attempts.
-///
-/// ```
-/// use intent_core::prompt;
-/// use intent_core::shape::TypeInfo;
-/// use intent_core::{AiRequestOptions, ResponseFormat};
-///
-/// let input = intent_core::input::serialize("a, b, c", 1000).unwrap();
-/// let plan = prompt::plan(&TypeInfo::of::<u32>(), &AiRequestOptions::default(), "Count the letters.", &input).unwrap();
-/// let request = plan.request(None);
-/// assert_eq!(request.format, ResponseFormat::JsonSchema);
-/// assert!(request.user.starts_with("## Intent\nCount the letters.\n\n## Input (string)\na, b, c\n\n## Output requirements\n"));
-/// ```
+/// What is asked of the model for one call, fixed across its attempts: every attempt's request
+/// shares its system prompt, schema and (on a first attempt) user message.
 #[derive(Debug, Clone)]
 pub struct PromptPlan {
-    system: String,
+    system: Arc<String>,
     /// The user message without retry sections.
-    user: String,
+    user: Arc<String>,
     format: ResponseFormat,
-    /// Shared with the type's cached views: copied once per request, not once per plan too.
-    schema: Option<Arc<Value>>,
+    /// Shared with the type's cached views, and serialized once.
+    schema: Option<SharedSchema>,
     max_output_tokens: Option<u32>,
     temperature: Option<f32>,
     model: Option<String>,
@@ -102,21 +50,6 @@ pub struct PromptPlan {
 ///
 /// [`IntentError::InvalidSchema`] when `options.output_schema` is malformed, or is set for a
 /// result type other than `serde_json::Value` (which has a schema of its own).
-///
-/// ```
-/// use intent_core::prompt;
-/// use intent_core::shape::TypeInfo;
-/// use intent_core::{AiRequestOptions, ResponseFormat};
-///
-/// let input = intent_core::input::serialize("Dana, 40 x A-1192", 1000).unwrap();
-/// let options = AiRequestOptions {
-///     output_schema: Some(serde_json::json!({"type": "object", "properties": {"sku": {"type": "string"}}})),
-///     ..AiRequestOptions::default()
-/// };
-/// let plan = prompt::plan(&TypeInfo::of::<serde_json::Value>(), &options, "Extract the SKU.", &input).unwrap();
-/// assert_eq!(plan.format(), ResponseFormat::JsonSchema);
-/// assert_eq!(plan.schema().unwrap()["properties"]["value"]["required"], serde_json::json!(["sku"]));
-/// ```
 pub fn plan(
     info: &TypeInfo,
     options: &AiRequestOptions,
@@ -130,7 +63,7 @@ pub fn plan(
     let (format, schema, result_description) = match (&options.output_schema, info.target()) {
         (Some(schema), _) if is_json_target => (
             ResponseFormat::JsonSchema,
-            Some(Arc::new(build_envelope_from_schema(schema)?)),
+            Some(SharedSchema::new(build_envelope_from_schema(schema)?)),
             "a JSON value that conforms to the provided JSON schema".to_owned(),
         ),
         (Some(_), _) => {
@@ -141,7 +74,7 @@ pub fn plan(
         (None, TargetKind::Text) => (ResponseFormat::Text, None, String::new()),
         (None, TargetKind::StrictSchema) => (
             ResponseFormat::JsonSchema,
-            info.shared_envelope_schema(),
+            info.request_schema(),
             info.description().to_owned(),
         ),
         (None, TargetKind::JsonObject) if is_json_target => (
@@ -156,11 +89,15 @@ pub fn plan(
         ),
     };
 
-    let mut system = SYSTEM_PREAMBLE.to_owned();
-    if let Some(extra) = non_empty(options.system_instructions.as_deref()) {
-        system.push_str("\n\n");
-        system.push_str(extra);
-    }
+    let system = match non_empty(options.system_instructions.as_deref()) {
+        // Most calls send the preamble alone: one copy shared by all of them.
+        None => {
+            static PREAMBLE: LazyLock<Arc<String>> =
+                LazyLock::new(|| Arc::new(SYSTEM_PREAMBLE.to_owned()));
+            Arc::clone(&PREAMBLE)
+        }
+        Some(extra) => Arc::new(format!("{SYSTEM_PREAMBLE}\n\n{extra}")),
+    };
 
     // Sized for every section up front, so the message is written without regrowing.
     let examples: usize = options
@@ -245,7 +182,7 @@ pub fn plan(
 
     Ok(PromptPlan {
         system,
-        user,
+        user: Arc::new(user),
         format,
         schema,
         max_output_tokens: options.max_output_tokens,
@@ -258,31 +195,23 @@ pub fn plan(
 
 impl PromptPlan {
     /// The request for an attempt; `previous` is the attempt before it, whose raw output and issues
-    /// are shown when it has issues.
-    ///
-    /// ```
-    /// use intent_core::prompt;
-    /// use intent_core::shape::TypeInfo;
-    /// use intent_core::{AiRequestOptions, AttemptRecord, IssueKind, ResultIssue};
-    ///
-    /// let input = intent_core::input::serialize("a, b, c", 1000).unwrap();
-    /// let plan = prompt::plan(&TypeInfo::of::<u32>(), &AiRequestOptions::default(), "Count.", &input).unwrap();
-    /// let mut previous = AttemptRecord::new(1);
-    /// previous.raw_output = "three".into();
-    /// previous.issues.push(ResultIssue::new(IssueKind::Parse, "Reply with JSON."));
-    /// let retry = plan.request(Some(&previous));
-    /// assert!(retry.user.contains("## Previous attempt\nthree\n\n## Problems with the previous attempt\n- Reply with JSON.\n"));
-    /// ```
+    /// are shown when it has issues. A first attempt shares the plan's user message; a retry's is
+    /// written once, with room for its retry sections.
     pub fn request(&self, previous: Option<&AttemptRecord>) -> AiRequest {
-        let mut user = self.user.clone();
-        if let Some(previous) = previous.filter(|p| !p.issues.is_empty()) {
-            append_retry(&mut user, previous);
-        }
+        let user = match previous.filter(|p| !p.issues.is_empty()) {
+            None => Arc::clone(&self.user),
+            Some(previous) => {
+                let mut user = String::with_capacity(self.user.len() + retry_len(previous));
+                user.push_str(&self.user);
+                append_retry(&mut user, previous);
+                Arc::new(user)
+            }
+        };
         AiRequest {
-            system: self.system.clone(),
+            system: Arc::clone(&self.system),
             user,
             format: self.format,
-            schema: self.schema.as_deref().cloned(),
+            schema: self.schema.clone(),
             schema_name: DEFAULT_SCHEMA_NAME.to_owned(),
             max_output_tokens: self.max_output_tokens,
             temperature: self.temperature,
@@ -298,7 +227,7 @@ impl PromptPlan {
     }
 
     /// The schema sent with every attempt.
-    pub fn schema(&self) -> Option<&Value> {
+    pub fn schema(&self) -> Option<&serde_json::Value> {
         self.schema.as_deref()
     }
 
@@ -306,6 +235,18 @@ impl PromptPlan {
     pub fn max_output_tokens(&self) -> Option<u32> {
         self.max_output_tokens
     }
+}
+
+/// The bytes a retry's sections take, at most: the previous output (cut at
+/// [`PREVIOUS_OUTPUT_LIMIT`] characters of up to 4 bytes), the listed issues, and the fixed lines.
+fn retry_len(previous: &AttemptRecord) -> usize {
+    let issues: usize = previous
+        .issues
+        .iter()
+        .take(PREVIOUS_PROBLEMS_LIMIT)
+        .map(|i| i.message.len() + i.path.as_ref().map_or(0, String::len) + 5)
+        .sum();
+    previous.raw_output.len().min(PREVIOUS_OUTPUT_LIMIT * 4) + issues + 320
 }
 
 fn append_retry(user: &mut String, previous: &AttemptRecord) {

@@ -1,7 +1,14 @@
-//! The library's one error type.
+//! The library's error types: [`IntentError`], and the [`ProviderError`] it carries.
+//!
+//! Both sit below everything that raises them: the providers, the client and the catalog depend
+//! on this module, and it depends on nothing but the result types. An intent file's error is
+//! carried boxed, and the catalog owns its conversions, so this layer knows nothing of catalogs.
 
-use crate::provider::ProviderError;
-use crate::result::ResultIssue;
+mod provider;
+
+pub use provider::{ProviderError, ProviderErrorKind};
+
+use crate::result::{AiResult, IssueKind, ResultIssue};
 
 /// Everything that can go wrong around a call, for `?` and for configuration.
 ///
@@ -47,9 +54,36 @@ pub enum IntentError {
         /// The final issues of the call.
         issues: Vec<ResultIssue>,
     },
-    /// An intent file is invalid, or a catalog intent was run with the wrong result type.
+    /// An intent file is invalid, or a catalog intent was run with the wrong result type: a
+    /// [`CatalogError`](crate::catalog::CatalogError), which
+    /// [`IntentError::catalog_error`] returns with its file, intent and line.
     #[error("{0}")]
-    Catalog(crate::catalog::CatalogError),
+    Catalog(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl<T> AiResult<T> {
+    /// The value, or [`IntentError::Failed`] with the issues, for `?`.
+    ///
+    /// ```
+    /// use intent_core::{AiResult, IntentError, IssueKind, ResultIssue};
+    ///
+    /// assert_eq!(AiResult::from_value(7u32).into_result().unwrap(), 7);
+    /// let failed: AiResult<u32> = AiResult::failure(vec![ResultIssue::new(IssueKind::Parse, "The reply was empty.")]);
+    /// assert!(matches!(failed.into_result(), Err(IntentError::Failed { issues }) if issues.len() == 1));
+    /// ```
+    pub fn into_result(self) -> Result<T, IntentError> {
+        self.into_value_or_issues()
+            .map_err(|issues| IntentError::Failed {
+                issues: if issues.is_empty() {
+                    vec![ResultIssue::new(
+                        IssueKind::Provider,
+                        "The call ended without a value or a reported issue.",
+                    )]
+                } else {
+                    issues
+                },
+            })
+    }
 }
 
 fn summary(issues: &[ResultIssue]) -> String {

@@ -1,0 +1,107 @@
+//! An attempt's answer: from the cache (first attempts only) or from the providers, within the
+//! call's deadline.
+
+use tracing::Instrument;
+
+use super::limits::Limits;
+use super::Job;
+use crate::cache::{CacheKey, CachedReply};
+use crate::client::IntentClient;
+use crate::provider::{AiResponse, ProviderError};
+use crate::request::AiRequest;
+use crate::result::Usage;
+use crate::send::send_within;
+
+/// A reply and where it came from.
+pub(super) struct Answer {
+    pub(super) response: AiResponse,
+    /// The name of the provider that answered (or answered first, for a cached reply).
+    pub(super) provider: String,
+    pub(super) from_cache: bool,
+}
+
+/// How asking for an answer ended.
+pub(super) enum Answered {
+    Reply(Answer),
+    /// Every provider asked failed; the error is the last one's.
+    Failed(ProviderError),
+    /// The deadline came first.
+    Deadline,
+}
+
+/// Asks for attempt `number`'s answer to `request`. A first attempt looks in the cache first and
+/// leaves the key it used in `first_key`, for storing a reply that passes.
+pub(super) async fn answer<T>(
+    job: &Job<'_, '_, T>,
+    limits: &Limits,
+    request: &AiRequest,
+    number: u32,
+    first_key: &mut Option<CacheKey>,
+    span: &tracing::Span,
+) -> Answered {
+    let named = job.options.provider.as_deref();
+    let asked = async {
+        if number == 1 {
+            if let Some(cache) = job.cache() {
+                let key = cache_key(job.client, request, named);
+                let hit = match cache.get(&key).await {
+                    Ok(hit) => hit,
+                    Err(error) => {
+                        tracing::warn!(%error, "cache read failed; asking the model");
+                        None
+                    }
+                };
+                *first_key = Some(key);
+                if let Some(hit) = hit {
+                    return Ok(from_cache(hit));
+                }
+            }
+        }
+        send_within(job.client, request, named, limits.deadline_at())
+            .await
+            .map(|(provider, response)| Answer {
+                response,
+                provider,
+                from_cache: false,
+            })
+    }
+    .instrument(span.clone());
+    match limits.within(asked).await {
+        None => Answered::Deadline,
+        Some(Ok(answer)) => Answered::Reply(answer),
+        Some(Err(error)) => Answered::Failed(error),
+    }
+}
+
+/// The cache key of a request sent to the named provider (the primary when none is named), for
+/// the model it asks or the provider's default.
+fn cache_key(client: &IntentClient, request: &AiRequest, named: Option<&str>) -> CacheKey {
+    let providers = client.providers();
+    let provider = named
+        .and_then(|name| providers.iter().find(|p| p.name() == name))
+        .or_else(|| providers.first());
+    let provider_name = provider.map(|p| p.name()).unwrap_or_default();
+    let model = request
+        .model
+        .as_deref()
+        .or_else(|| provider.and_then(|p| p.default_model()))
+        .unwrap_or_default();
+    CacheKey::for_request(provider_name, model, request)
+}
+
+/// A cached reply as an answer; it cost nothing now.
+fn from_cache(hit: CachedReply) -> Answer {
+    let CachedReply {
+        text,
+        provider,
+        model,
+        ..
+    } = hit;
+    let mut response = AiResponse::new(text, model);
+    response.usage = Usage::default();
+    Answer {
+        response,
+        provider,
+        from_cache: true,
+    }
+}

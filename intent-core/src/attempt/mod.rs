@@ -1,0 +1,242 @@
+//! The attempt loop: awaiting an [`AiCall`] runs it. Each attempt takes three steps, one module
+//! each, and the loop retries with the findings within the call's [`limits`]:
+//!
+//! 1. [`answer`]: the reply, from the cache (first attempts only) or the providers;
+//! 2. [`check`]: how the reply ended, what the reader and the call's checks find, the judge;
+//! 3. [`finish`]: the attempt's record and span, the cache write of a reply that passed, and the
+//!    call's result.
+
+mod answer;
+mod check;
+mod finish;
+mod limits;
+
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+use std::time::Instant;
+
+use tracing::{field, Instrument};
+
+use self::answer::Answered;
+use self::check::Checked;
+use self::finish::Tally;
+use self::limits::Limits;
+use crate::cache::Cache;
+use crate::call::AiCall;
+use crate::client::IntentClient;
+use crate::error::IntentError;
+use crate::input::SerializedInput;
+use crate::intent::Intent;
+use crate::options::AiRequestOptions;
+use crate::prompt::{self, PromptPlan};
+use crate::provider::ProviderErrorKind;
+use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue};
+
+impl<'a, T> IntoFuture for AiCall<'a, T>
+where
+    T: Intent + Send + 'a,
+{
+    type Output = AiResult<T>;
+    type IntoFuture = Pin<Box<dyn Future<Output = AiResult<T>> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(run(self))
+    }
+}
+
+/// Reads a reply's text into the value, or returns every finding (sent back on the next attempt).
+pub(crate) type Verifier<'c, T> = dyn Fn(&str) -> Result<T, Vec<ResultIssue>> + Send + Sync + 'c;
+
+/// Everything an attempt needs that stays the same across attempts.
+struct Job<'c, 'a, T> {
+    client: &'c IntentClient,
+    plan: &'c PromptPlan,
+    input: &'c SerializedInput,
+    intent: &'a str,
+    options: &'c AiRequestOptions,
+    verify: &'c Verifier<'c, T>,
+}
+
+impl<T> Job<'_, '_, T> {
+    /// The client's cache, unless the request skips it.
+    fn cache(&self) -> Option<&dyn Cache> {
+        self.client.cache().filter(|_| !self.options.no_cache)
+    }
+}
+
+/// Runs a call to its end: a verified value, or the issues that kept every attempt from one.
+async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
+    let span = tracing::info_span!(
+        "intent.call",
+        target = std::any::type_name::<T>(),
+        attempts = field::Empty,
+        input_tokens = field::Empty,
+        output_tokens = field::Empty,
+        outcome = field::Empty,
+    );
+    let result = run_inner(call).instrument(span.clone()).await;
+    let usage = result.usage();
+    span.record("attempts", result.attempts().len());
+    span.record("input_tokens", usage.input_tokens);
+    span.record("output_tokens", usage.output_tokens);
+    span.record(
+        "outcome",
+        if result.is_success() {
+            "success"
+        } else {
+            "failure"
+        },
+    );
+    result
+}
+
+async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
+    let AiCall {
+        client,
+        input,
+        intent,
+        options,
+        checks,
+        json_checks,
+    } = call;
+    let input = match input {
+        Ok(input) => input,
+        Err(error) => {
+            let kind = match error {
+                IntentError::Catalog(_) => IssueKind::Request,
+                _ => IssueKind::Input,
+            };
+            return AiResult::failure(vec![ResultIssue::new(kind, error.to_string())]);
+        }
+    };
+    let info = T::type_info();
+    let plan = match prompt::plan(&info, &options, intent, &input) {
+        Ok(plan) => plan,
+        Err(error) => {
+            return AiResult::failure(vec![ResultIssue::new(
+                IssueKind::Request,
+                error.to_string(),
+            )])
+        }
+    };
+    let verify = |text: &str| check::read_checked(&info, &checks, &json_checks, text);
+    run_plan(client, &plan, &input, intent, &options, &verify).await
+}
+
+/// Runs the attempts of a planned call whose replies `verify` reads: the loop of every call, and
+/// of each chunk of a collection call.
+pub(crate) async fn run_plan<T: Send>(
+    client: &IntentClient,
+    plan: &PromptPlan,
+    input: &SerializedInput,
+    intent: &str,
+    options: &AiRequestOptions,
+    verify: &Verifier<'_, T>,
+) -> AiResult<T> {
+    let limits = Limits::new(client, options);
+    let job = Job {
+        client,
+        plan,
+        input,
+        intent,
+        options,
+        verify,
+    };
+    attempts(&job, &limits).await
+}
+
+/// The loop: each attempt answered, checked and finished, until one passes or a limit is reached.
+async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T> {
+    let mut tally = Tally::default();
+    let mut first_key = None;
+    for number in 1..=limits.max_attempts {
+        let started = Instant::now();
+        let request = job.plan.request(tally.last());
+        let mut record = AttemptRecord::new(number);
+        let span = tracing::info_span!(
+            "intent.attempt",
+            attempt = number,
+            provider = field::Empty,
+            model = field::Empty,
+            from_cache = false,
+            input_tokens = field::Empty,
+            output_tokens = field::Empty,
+            latency_ms = field::Empty,
+            outcome = field::Empty,
+        );
+
+        let answer =
+            match answer::answer(job, limits, &request, number, &mut first_key, &span).await {
+                Answered::Reply(answer) => answer,
+                Answered::Deadline => {
+                    record.latency = started.elapsed();
+                    record.issues.extend(limits.deadline_issue());
+                    span.record("outcome", "deadline");
+                    return tally.fail_at(record);
+                }
+                Answered::Failed(error) => {
+                    record.latency = started.elapsed();
+                    record.provider.clone_from(&error.provider);
+                    // A rate limit that would hold the request past the deadline is the call's
+                    // limit.
+                    let kind = match error.kind {
+                        ProviderErrorKind::RateLimitWait => IssueKind::Limit,
+                        _ => IssueKind::Provider,
+                    };
+                    record
+                        .issues
+                        .push(ResultIssue::new(kind, error.to_string()));
+                    span.record("outcome", "provider failed");
+                    return tally.fail_at(record);
+                }
+            };
+        finish::record_answer(&mut record, &answer);
+        tally.usage += answer.response.usage;
+
+        let checked = check::check(
+            job,
+            limits,
+            &request,
+            &answer.response,
+            &mut record,
+            &mut tally.usage,
+            &span,
+        )
+        .await;
+        let raw_output = answer.response.text;
+        let (value, judge_broken) = match checked {
+            Checked::Deadline => {
+                record.raw_output = raw_output;
+                record.latency = started.elapsed();
+                record.issues.extend(limits.deadline_issue());
+                return tally.fail_at(record);
+            }
+            Checked::Passed(value) => (Some(value), false),
+            Checked::Failed => (None, false),
+            Checked::JudgeBroken => (None, true),
+        };
+        finish::close(&mut record, raw_output, started, &span, value.is_some());
+        if let Some(value) = value {
+            finish::store(job.cache(), first_key.as_ref(), &record).await;
+            return tally.succeed(value, record);
+        }
+        tally.records.push(record);
+
+        // The judge's own failure is not the answer's fault: asking the model again would not help.
+        if judge_broken {
+            return tally.fail_with(None);
+        }
+        if number < limits.max_attempts {
+            if let Some(issue) = limits.budget_issue(tally.usage) {
+                return tally.fail_with(Some(issue));
+            }
+            if limits.past_deadline() {
+                if let Some(issue) = limits.deadline_issue() {
+                    return tally.fail_with(Some(issue));
+                }
+            }
+        }
+    }
+    let limit = limits.attempts_issue();
+    tally.fail_with(Some(limit))
+}
