@@ -56,7 +56,8 @@ impl<O> Verdict<O> {
                 "Some elements have no value. Answer every input element.",
             )]);
         }
-        Err(self.model_issues)
+        // One reply's findings, bounded as the reader bounds its own.
+        Err(read::bounded_findings(self.model_issues))
     }
 
     fn element_issues(
@@ -106,27 +107,7 @@ impl<'c, O: Intent> ElementReader<'c, O> {
 
     /// The value, or the findings at paths relative to the element (`/value/..`).
     fn read(&self, value: Value) -> Result<O, Vec<ResultIssue>> {
-        let read = if self.info.target() == TargetKind::Text {
-            match value {
-                Value::String(text) if !text.trim().is_empty() => {
-                    let text = if text.trim().len() == text.len() {
-                        text
-                    } else {
-                        text.trim().to_owned()
-                    };
-                    serde_json::from_value(Value::String(text)).map_err(|e| {
-                        vec![ResultIssue::at("/value", IssueKind::Shape, e.to_string())]
-                    })
-                }
-                _ => Err(vec![ResultIssue::at(
-                    "/value",
-                    IssueKind::Shape,
-                    "Must be a non-empty string.",
-                )]),
-            }
-        } else {
-            read::read_value::<O>(&self.info, value)
-        }?;
+        let read = read::read_value::<O>(&self.info, value)?;
         self.check(read)
     }
 
@@ -351,11 +332,6 @@ fn verify_each_typed<O: Intent>(
     Some(verdict)
 }
 
-/// Escapes a key for a JSON pointer (`~` as `~0`, `/` as `~1`).
-pub(crate) fn pointer_token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
 /// A key as compared for a near miss: lower case, without white space.
 fn loose(key: &str) -> String {
     key.chars()
@@ -404,16 +380,13 @@ pub(crate) fn verify_keyed<O: Intent>(
     }
     let mut respelled = vec![false; n];
     for (key, value) in members {
-        let model_path = format!("/value/{}", pointer_token(&key));
+        let model_path = read::join_pointer("/value", &key);
         if let Some(&slot) = slot_of.get(key.as_str()) {
             match reader.read(value) {
                 Ok(read) => verdict.values[slot] = Some(read),
-                Err(issues) => verdict.element_issues(
-                    slot,
-                    &model_path,
-                    &format!("/{}", pointer_token(&key)),
-                    issues,
-                ),
+                Err(issues) => {
+                    verdict.element_issues(slot, &model_path, &read::join_pointer("", &key), issues)
+                }
             }
             continue;
         }
@@ -431,7 +404,7 @@ pub(crate) fn verify_keyed<O: Intent>(
                 verdict.slot_issues.push((
                     slot,
                     ResultIssue::at(
-                        format!("/{}", pointer_token(keys[slot])),
+                        read::join_pointer("", keys[slot]),
                         IssueKind::Shape,
                         format!("The reply spelled this key \"{key}\"."),
                     ),
@@ -465,7 +438,7 @@ pub(crate) fn verify_keyed<O: Intent>(
             verdict.slot_issues.push((
                 slot,
                 ResultIssue::at(
-                    format!("/{}", pointer_token(keys[slot])),
+                    read::join_pointer("", keys[slot]),
                     IssueKind::Shape,
                     "No member of the reply answers this key.",
                 ),

@@ -68,6 +68,7 @@ impl TypeInfo {
     }
 
     /// Builds the views of the shape `root` of `graph`.
+    #[doc(hidden)]
     pub fn from_graph(graph: ShapeGraph, root: NodeId) -> TypeInfo {
         let description = graph.describe(root);
         let text = matches!(
@@ -102,11 +103,13 @@ impl TypeInfo {
     }
 
     /// The shape graph.
+    #[doc(hidden)]
     pub fn graph(&self) -> &ShapeGraph {
         &self.graph
     }
 
     /// The root node of the type in [`graph`](Self::graph).
+    #[doc(hidden)]
     pub fn root(&self) -> NodeId {
         self.root
     }
@@ -138,6 +141,7 @@ impl TypeInfo {
 
     /// True when an object reply with `value` and other keys may be the bare value itself: the target
     /// is a map or JSON object, or has a member of its own named `value`.
+    #[doc(hidden)]
     pub fn accepts_envelope_lookalike(&self) -> bool {
         let id = self.graph.resolve(self.graph.strip_option(self.root));
         match self.graph.node(id) {

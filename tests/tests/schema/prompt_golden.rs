@@ -6,11 +6,11 @@ use std::any::type_name;
 use std::collections::HashMap;
 
 use chrono::NaiveDate;
-use intent_core::prelude::*;
-use intent_core::prompt;
-use intent_core::shape::{
+use intent_core::__private::shape::{
     Field, Node, NodeId, Rules, ShapeGraph, StructKind, StructShape, TypeInfo,
 };
+use intent_core::prelude::*;
+use intent_core::prompt;
 use intent_core::{IssueKind, ResultIssue};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -40,16 +40,17 @@ impl Intent for PurchaseRequest {
             deliver_by.required = false;
             deliver_by.doc =
                 Some("The day the goods must arrive, when the email gives one.".into());
-            Node::Struct(StructShape {
-                name: "PurchaseRequest".into(),
-                doc: Some("A purchase request read from an email.".into()),
-                kind: StructKind::Named(vec![
+            let mut shape = StructShape::new(
+                "PurchaseRequest",
+                StructKind::Named(vec![
                     Field::new("contact", text),
                     Field::new("sku", text),
                     quantity,
                     deliver_by,
                 ]),
-            })
+            );
+            shape.doc = Some("A purchase request read from an email.".into());
+            Node::Struct(shape)
         })
     }
 }
