@@ -48,32 +48,26 @@ pub(crate) fn scan(text: &str, ends: impl Fn(&str) -> bool) -> Result<usize, Bad
         });
     }
     let leading_zero = bytes[int_start] == b'0' && pos - int_start > 1;
+    // A fraction or an exponent needs digits: none at the end of the text is a cut.
+    let some_digits = |pos: &mut usize| {
+        let start = *pos;
+        digits(pos);
+        match () {
+            _ if *pos > start => Ok(()),
+            _ if *pos == bytes.len() => Err(Bad::CutOff),
+            _ => Err(not_a_number(text, &ends)),
+        }
+    };
     if bytes.get(pos) == Some(&b'.') {
         pos += 1;
-        let frac = pos;
-        digits(&mut pos);
-        if pos == frac {
-            return Err(if pos == bytes.len() {
-                Bad::CutOff
-            } else {
-                not_a_number(text, &ends)
-            });
-        }
+        some_digits(&mut pos)?;
     }
     if let Some(b'e' | b'E') = bytes.get(pos) {
         pos += 1;
         if let Some(b'+' | b'-') = bytes.get(pos) {
             pos += 1;
         }
-        let exp = pos;
-        digits(&mut pos);
-        if pos == exp {
-            return Err(if pos == bytes.len() {
-                Bad::CutOff
-            } else {
-                not_a_number(text, &ends)
-            });
-        }
+        some_digits(&mut pos)?;
     }
     if pos < bytes.len() && !ends(&text[pos..]) {
         return Err(not_a_number(text, &ends));

@@ -8,7 +8,7 @@
 
 use super::super::lenient::is_space;
 use super::super::number;
-use super::scan::literal;
+use super::scan::{literal, literal_value};
 
 /// True when the text after an answer continues it as JSON would: `rest` is all the text after
 /// the answer, `gap` the prose up to the next candidate. `string` is set when the answer is a
@@ -73,12 +73,7 @@ pub(crate) fn scalar_word(gap: &str) -> Option<(usize, serde_json::Value)> {
         };
         let word = gap[from..at].trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
         if let Some(lit) = literal(word) {
-            let value = match lit {
-                "true" => serde_json::Value::Bool(true),
-                "false" => serde_json::Value::Bool(false),
-                _ => serde_json::Value::Null,
-            };
-            return Some((from, value));
+            return Some((from, literal_value(lit)));
         }
         if let Some(value) = number::in_text(word) {
             return Some((from, value));

@@ -332,17 +332,7 @@ impl Scanner<'_> {
                     }
                 };
                 match number::value(token) {
-                    Ok(value) => {
-                        let end = pos + token.len();
-                        let parsed = Parsed {
-                            value,
-                            end,
-                            duplicates: Vec::new(),
-                            more_duplicates: 0,
-                        };
-                        self.candidate(pos, end, Form::Complete(parsed), true);
-                        Some(end)
-                    }
+                    Ok(value) => Some(self.bare(pos, token.len(), value)),
                     Err(message) => {
                         self.out.leading_error.get_or_insert(message);
                         None
@@ -351,22 +341,22 @@ impl Scanner<'_> {
             }
             _ => {
                 let word = literal(rest)?;
-                let end = pos + word.len();
-                let value = match word {
-                    "true" => serde_json::Value::Bool(true),
-                    "false" => serde_json::Value::Bool(false),
-                    _ => serde_json::Value::Null,
-                };
-                let parsed = Parsed {
-                    value,
-                    end,
-                    duplicates: Vec::new(),
-                    more_duplicates: 0,
-                };
-                self.candidate(pos, end, Form::Complete(parsed), true);
-                Some(end)
+                Some(self.bare(pos, word.len(), literal_value(word)))
             }
         }
+    }
+
+    /// A bare number or literal of `len` bytes at `pos`, read as `value`: its end.
+    fn bare(&mut self, pos: usize, len: usize, value: serde_json::Value) -> usize {
+        let end = pos + len;
+        let parsed = Parsed {
+            value,
+            end,
+            duplicates: Vec::new(),
+            more_duplicates: 0,
+        };
+        self.candidate(pos, end, Form::Complete(parsed), true);
+        end
     }
 }
 
@@ -378,6 +368,15 @@ fn json_follows(text: &str, at: usize) -> bool {
     next.starts_with(['"', '\'', '{', '[', '-'])
         || next.starts_with(|c: char| c.is_ascii_digit())
         || literal(next).is_some()
+}
+
+/// The value of a literal [`literal`] found.
+pub(crate) fn literal_value(word: &str) -> serde_json::Value {
+    match word {
+        "true" => serde_json::Value::Bool(true),
+        "false" => serde_json::Value::Bool(false),
+        _ => serde_json::Value::Null,
+    }
 }
 
 /// `true`, `false` or `null` at the start of `rest`, ending at white space or the end of a
