@@ -12,8 +12,16 @@ use super::lenient::{self, Parsed};
 use super::path::{self, Path};
 use super::verify::Walker;
 
+/// A reply's answer: its value, normalized, and the doubles its numbers read as by losing their
+/// fraction (for reading parts of it as integers later, as collections do).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Answer {
+    pub(crate) value: Value,
+    pub(crate) lossy: Vec<u64>,
+}
+
 /// The candidate's value as the answer, normalized, or every issue that keeps it from being one.
-pub(crate) fn read(info: &TypeInfo, mut parsed: Parsed) -> Result<Value, Vec<ResultIssue>> {
+pub(crate) fn read(info: &TypeInfo, mut parsed: Parsed) -> Result<Answer, Vec<ResultIssue>> {
     if let Some(inner) = held_json(info, &parsed.value) {
         parsed = inner;
     }
@@ -32,7 +40,11 @@ pub(crate) fn read(info: &TypeInfo, mut parsed: Parsed) -> Result<Value, Vec<Res
         ));
     }
     findings.count_more(parsed.more_duplicates);
-    verify(info, value, findings)
+    let value = verify(info, value, findings, &parsed.lossy)?;
+    Ok(Answer {
+        value,
+        lossy: parsed.lossy,
+    })
 }
 
 /// The JSON a string holds (`"{\"value\": 3}"`), when the type's JSON form is an object or an
@@ -76,14 +88,16 @@ pub(crate) fn envelope_inner(value: &Value) -> Option<&Value> {
 }
 
 /// Verifies and normalizes a value already out of its envelope; `findings` holds findings so
-/// far.
+/// far, `lossy` the doubles its numbers read as by losing their fraction.
 pub(crate) fn verify(
     info: &TypeInfo,
     mut value: Value,
     findings: Findings,
+    lossy: &[u64],
 ) -> Result<Value, Vec<ResultIssue>> {
     let mut walker = Walker::new(info.graph());
     walker.issues = findings;
+    walker.lossy = lossy.to_vec();
     // Any JSON may sit inside a `Value`, but a whole answer of `null` is no answer.
     let root = info.graph().accepts(info.root());
     if value.is_null() && matches!(root.node, Node::Scalar(Scalar::Json)) {

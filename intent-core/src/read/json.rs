@@ -8,9 +8,10 @@ use crate::result::{IssueKind, ResultIssue};
 use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{TargetKind, TypeInfo};
 
+use super::answer::{self, Answer};
 use super::findings::Findings;
 use super::scalar::describe;
-use super::{answer, locate, read_text, text_value};
+use super::{locate, read_text, text_value};
 
 /// Reads a value that is already JSON (the `<result>` itself, not its envelope) into a `T`: the
 /// same verification, normalization and rules as [`read_reply`](super::read_reply), without
@@ -51,7 +52,26 @@ pub fn read_value<T: Intent>(info: &TypeInfo, value: Value) -> Result<T, Vec<Res
             )]),
         };
     }
-    answer::deserialize(answer::verify(info, value, Findings::new())?)
+    read_value_with(info, value, &[])
+}
+
+/// [`read_value`] of a part of a reply read before, whose numbers that lost their fraction as
+/// doubles (`lossy`, from its [`Answer`]) no integer is read from.
+pub(crate) fn read_value_with<T: Intent>(
+    info: &TypeInfo,
+    value: Value,
+    lossy: &[u64],
+) -> Result<T, Vec<ResultIssue>> {
+    if info.target() == TargetKind::Text {
+        return read_value(info, value);
+    }
+    answer::deserialize(answer::verify(info, value, Findings::new(), lossy)?)
+}
+
+/// A reply read as any JSON (`serde_json::Value`), with what [`read_value_with`] needs to read its
+/// parts later.
+pub(crate) fn read_json(text: &str) -> Result<Answer, Vec<ResultIssue>> {
+    locate::locate(&<Value as Intent>::type_info(), text)
 }
 
 /// Reads a reply into a `T` and also returns the reply's value as normalized JSON (envelope
@@ -76,7 +96,7 @@ pub fn read_reply_json<T: Intent>(
         let value = read_text(text)?;
         return Ok((value, Value::String(text_value(text).into_owned())));
     }
-    let json = locate::locate(info, text)?;
+    let json = locate::locate(info, text)?.value;
     let value = answer::deserialize(json.clone())?;
     Ok((value, json))
 }
@@ -87,5 +107,5 @@ pub fn read_reply_lenient<T: Intent>(info: &TypeInfo, text: &str) -> Result<T, V
     if info.target() == TargetKind::Text {
         return read_text(text);
     }
-    answer::deserialize(locate::locate(info, text)?)
+    answer::deserialize(locate::locate(info, text)?.value)
 }

@@ -8,7 +8,8 @@
 //! [`number`](super::number)), `NaN` and `Infinity`, numbers beyond the range of a double, lone
 //! UTF-16 surrogates and malformed `\u` escapes, and nesting deeper than [`MAX_DEPTH`] levels. Duplicate
 //! member names are recorded (the last one is kept) so the reader can refuse them with their
-//! paths.
+//! paths, and so are the doubles of numbers that lost their fraction in reading
+//! (`1.0000000000000000001` reads as 1.0), from which no integer is then read.
 //!
 //! A failure says whether the text ended inside the value (it was cut off) and whether the parser
 //! had already read JSON (a member name and its colon, or a whole element) before failing, which
@@ -39,6 +40,9 @@ pub(crate) struct Parsed {
     pub duplicates: Vec<(String, String)>,
     /// Repeated members beyond those recorded.
     pub more_duplicates: usize,
+    /// The doubles, as bits, that numbers read as by losing their fraction (see
+    /// [`loses_fraction`](number::loses_fraction)), sorted: no integer is read from them.
+    pub lossy: Vec<u64>,
 }
 
 /// Why the text holds no readable value. Its message, with line and column, is written only
@@ -71,15 +75,22 @@ pub(crate) fn parse_at(text: &str, start: usize) -> Result<Parsed, ParseError> {
         progress: false,
         duplicates: Vec::new(),
         more_duplicates: 0,
+        lossy: Vec::new(),
     };
     let result = parser.skip_space().and_then(|()| parser.value(&Path::Root));
     match result {
-        Ok(value) => Ok(Parsed {
-            value,
-            end: parser.pos,
-            duplicates: parser.duplicates,
-            more_duplicates: parser.more_duplicates,
-        }),
+        Ok(value) => {
+            let mut lossy = parser.lossy;
+            lossy.sort_unstable();
+            lossy.dedup();
+            Ok(Parsed {
+                value,
+                end: parser.pos,
+                duplicates: parser.duplicates,
+                more_duplicates: parser.more_duplicates,
+                lossy,
+            })
+        }
         Err(Stop::CutOff) => Err(parser.cut_off()),
         Err(Stop::Broken(what, place)) => Err(ParseError {
             what,
@@ -142,6 +153,7 @@ struct Parser<'a> {
     progress: bool,
     duplicates: Vec<(String, String)>,
     more_duplicates: usize,
+    lossy: Vec<u64>,
 }
 
 impl<'a> Parser<'a> {
@@ -369,7 +381,11 @@ impl<'a> Parser<'a> {
         };
         let text = &self.src[start..start + len];
         self.pos = start + len;
-        number::value(text).map_err(|message| self.broken(start, message))
+        let value = number::value(text).map_err(|message| self.broken(start, message))?;
+        if number::loses_fraction(text, &value) {
+            self.lossy.extend(value.as_f64().map(f64::to_bits));
+        }
+        Ok(value)
     }
 
     fn string(&mut self, quote: u8) -> Result<String, Stop> {

@@ -20,7 +20,8 @@
 //! 3. **Verify** the value against the type's shape, reporting every violation with its JSON
 //!    pointer (`/value/lines/2/sku`), at most [`MAX_FINDINGS`] of them and a count of the rest:
 //!    required members present, `null` only where the type is an `Option`, enums by name (any case,
-//!    never a number), integers in range and whole, arrays of the right length, set elements
+//!    never a number), integers in range and whole (never read from a number whose fraction a
+//!    double lost, such as `1.0000000000000000001`), arrays of the right length, set elements
 //!    unique, dates in ISO 8601, and each member's rules (a `Decimal` written as a string has its
 //!    number rules checked on the number it holds). Along the way member names written in another
 //!    case are mapped to their wire names, numbers written as strings are read as numbers, and enum
@@ -57,8 +58,9 @@ pub use findings::MAX_FINDINGS;
 pub use lenient::MAX_DEPTH;
 pub use verify::{MAX_WALK_DEPTH, MAX_WALK_STEPS};
 
+pub(crate) use answer::Answer;
 pub(crate) use findings::{bounded as bounded_findings, Findings};
-pub(crate) use json::{read_reply_json, read_value};
+pub(crate) use json::{read_json, read_reply_json, read_value_with};
 pub(crate) use locate::split_reasoning;
 pub(crate) use path::join as join_pointer;
 pub(crate) use rules::messages as rule_messages;
@@ -98,7 +100,7 @@ pub fn read_reply<T: Intent>(info: &TypeInfo, text: &str) -> Result<T, Vec<Resul
     if let Some(value) = fast::read::<T>(info, answer) {
         return Ok(value);
     }
-    answer::deserialize(locate::locate(info, text)?)
+    answer::deserialize(locate::locate(info, text)?.value)
 }
 
 /// `text` after the reasoning blocks it starts with, so a reasoning model's well-formed answer

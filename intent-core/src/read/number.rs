@@ -119,7 +119,7 @@ pub(crate) fn ends_in_json(rest: &str) -> bool {
 }
 
 /// The JSON number that a string holds, trimmed (`" 40 "` holds 40), by the grammar above; `None`
-/// when it holds none.
+/// when it holds none, or one a double cannot hold without losing its fraction.
 pub(crate) fn in_text(text: &str) -> Option<Value> {
     let token = text.trim_matches(super::lenient::is_space);
     if !matches!(token.as_bytes().first(), Some(b'-' | b'0'..=b'9')) {
@@ -129,13 +129,12 @@ pub(crate) fn in_text(text: &str) -> Option<Value> {
     if len != token.len() {
         return None;
     }
-    value(token).ok()
+    let value = value(token).ok()?;
+    (!loses_fraction(token, &value)).then_some(value)
 }
 
-/// The JSON number of a token already scanned, as serde_json reads it: `u64`, then `i64`, then a
-/// finite `f64`. Refused, with the reason: a number beyond the range of a double, and a number
-/// whose fraction a double cannot hold, so that it would read as a whole number it is not
-/// (`1.0000000000000000001` as 1, `1e-400` as 0).
+/// The JSON number of a token already scanned, as serde_json reads it: `u64`, then `i64`, then the
+/// nearest finite `f64`; refused beyond the range of a double.
 pub(crate) fn value(token: &str) -> Result<Value, String> {
     if let Ok(n) = token.parse::<u64>() {
         return Ok(Value::Number(n.into()));
@@ -143,36 +142,28 @@ pub(crate) fn value(token: &str) -> Result<Value, String> {
     if let Ok(n) = token.parse::<i64>() {
         return Ok(Value::Number(n.into()));
     }
-    let number = token
+    token
         .parse::<f64>()
         .ok()
         .and_then(Number::from_f64)
+        .map(Value::Number)
         .ok_or_else(|| {
             format!(
                 "The number {} is beyond the range of a JSON number (about ±1.8e308)",
                 clip(token)
             )
-        })?;
-    let f = number.as_f64().unwrap_or(f64::NAN);
-    if f.fract() == 0.0 && !is_whole(token) {
-        return Err(format!(
-            "The number {} has more digits than a double holds and would read as {f}; write at most 15 significant digits",
-            clip(token)
-        ));
-    }
-    Ok(Value::Number(number))
+        })
 }
 
-/// The double a JSON number token (already checked by a JSON parser) reads as, as [`value`]
-/// reads it, or `None` where [`value`] refuses it: beyond a double's range, or a fraction lost.
-pub(crate) fn faithful_f64(token: &str) -> Option<f64> {
-    let f = token.parse::<f64>().ok().filter(|f| f.is_finite())?;
-    // 15 significant digits or fewer and no exponent: a double holds it faithfully enough that
-    // it never rounds to a whole number it is not.
-    if f.fract() != 0.0 || (token.len() <= 16 && !token.contains(['e', 'E'])) {
-        return Some(f);
-    }
-    (!token.contains(['.', 'e', 'E']) || is_whole(token)).then_some(f)
+/// True when the double `value` read from `token` is a whole number the token is not: its
+/// fraction was lost (`1.0000000000000000001` reads as 1, `1e-400` as 0). As a float that is the
+/// nearest double, a faithful reading; as an integer it would be a wrong one, so the reader
+/// remembers such doubles and no integer is read from them.
+pub(crate) fn loses_fraction(token: &str, value: &Value) -> bool {
+    value
+        .as_f64()
+        .is_some_and(|f| f.fract() == 0.0 && !value.is_u64() && !value.is_i64())
+        && !is_whole(token)
 }
 
 /// True when the number written as `token` (already scanned) is a whole number.
@@ -235,26 +226,19 @@ mod tests {
     }
 
     #[test]
-    fn a_fraction_a_double_loses_is_refused_not_rounded_to_a_whole_number() {
-        assert!(value("1.0000000000000000001").is_err());
-        assert!(value("1e-400").is_err());
+    fn a_fraction_a_double_loses_is_told() {
+        let lost = |token: &str| loses_fraction(token, &value(token).unwrap());
+        assert!(lost("1.0000000000000000001"));
+        assert!(lost("1e-400"));
+        assert!(lost("4503599627370497.5"));
+        assert!(!lost("4e1") && !lost("13.0") && !lost("2.5") && !lost("7"));
+        assert_eq!(in_text("1.0000000000000000001"), None);
         assert_eq!(value("4e1"), Ok(Value::from(40.0)));
         assert_eq!(value("1.50e1"), Ok(Value::from(15.0)));
         assert_eq!(value("0.0"), Ok(Value::from(0.0)));
         assert_eq!(value("2.5"), Ok(Value::from(2.5)));
         assert!(value("1e400").unwrap_err().contains("beyond the range"));
         assert!(is_whole("12.30e1") && !is_whole("12.34e1") && is_whole("-0.000e5"));
-    }
-
-    #[test]
-    fn a_faithful_double_is_the_one_value_reads() {
-        for token in ["13", "13.0", "-2.5e3", "0.1", "18446744073709551616", "4e1"] {
-            let read = value(token).unwrap().as_f64();
-            assert_eq!(faithful_f64(token), read, "{token}");
-        }
-        assert_eq!(faithful_f64("1.0000000000000000001"), None);
-        assert_eq!(faithful_f64("1e-400"), None);
-        assert_eq!(faithful_f64("1e400"), None);
     }
 
     #[test]

@@ -19,8 +19,14 @@ const EXACT_F64: f64 = 9_007_199_254_740_992.0;
 
 /// Checks `value` against `scalar`, normalizing it in place; `Err` holds the message.
 /// `label` is the type's name in descriptions (`uint`, `DateOnly (yyyy-MM-dd)`). How a string is
-/// read is the shape table's [`TextForm`].
-pub(crate) fn check(scalar: Scalar, label: &str, value: &mut Value) -> Result<(), String> {
+/// read is the shape table's [`TextForm`]. `lossy` holds the doubles (bits, sorted) that numbers of
+/// the reply read as by losing their fraction: no integer is read from them.
+pub(crate) fn check(
+    scalar: Scalar,
+    label: &str,
+    value: &mut Value,
+    lossy: &[u64],
+) -> Result<(), String> {
     if let Value::String(text) = value {
         match scalar.text_form() {
             TextForm::Text => return temporal(scalar, label, value),
@@ -50,7 +56,7 @@ pub(crate) fn check(scalar: Scalar, label: &str, value: &mut Value) -> Result<()
         }
     }
     let fits = match (scalar, &*value) {
-        (Scalar::Int(kind), _) => return int(kind, label, value),
+        (Scalar::Int(kind), _) => return int(kind, label, value, lossy),
         (Scalar::Float(kind), _) => return float(kind, label, value),
         (Scalar::Bool, Value::Bool(_))
         | (Scalar::Decimal, Value::Number(_))
@@ -107,7 +113,7 @@ pub(crate) fn describe(value: &Value) -> String {
 
 /// An integer in the kind's range, normalized to a JSON integer; a whole number written with a
 /// fraction or exponent (`40.0`, `4e1`) is read as the integer, exactly or not at all.
-fn int(kind: IntKind, label: &str, value: &mut Value) -> Result<(), String> {
+fn int(kind: IntKind, label: &str, value: &mut Value, lossy: &[u64]) -> Result<(), String> {
     let Value::Number(number) = &*value else {
         return Err(mismatch(&whole(kind, label), value));
     };
@@ -124,6 +130,13 @@ fn int(kind: IntKind, label: &str, value: &mut Value) -> Result<(), String> {
         Number::from(i)
     } else {
         let f = number.as_f64().unwrap_or(f64::NAN);
+        if lossy.binary_search(&f.to_bits()).is_ok() {
+            return Err(format!(
+                "Must be {}, without a fraction; got a number with more digits than a double holds, which would read as {}.",
+                whole(kind, label),
+                num(f)
+            ));
+        }
         if f.fract() != 0.0 {
             return Err(format!(
                 "Must be {}, without a fraction; got {}.",

@@ -24,6 +24,9 @@ pub(crate) struct Walker<'g> {
     pub graph: &'g ShapeGraph,
     /// The findings so far, bounded.
     pub issues: Findings,
+    /// The doubles (bits, sorted) that numbers of the reply read as by losing their fraction:
+    /// no integer is read from them.
+    pub lossy: Vec<u64>,
     depth: usize,
     /// Shape steps taken so far, trials of untagged variants included.
     steps: usize,
@@ -44,6 +47,7 @@ impl<'g> Walker<'g> {
         Walker {
             graph,
             issues: Findings::new(),
+            lossy: Vec::new(),
             depth: 0,
             steps: 0,
         }
@@ -54,6 +58,7 @@ impl<'g> Walker<'g> {
         Walker {
             graph: self.graph,
             issues: Findings::new(),
+            lossy: self.lossy.clone(),
             depth: self.depth,
             steps: self.steps,
         }
@@ -112,7 +117,7 @@ impl<'g> Walker<'g> {
                 }
             }
             Node::Scalar(s) => {
-                if let Err(message) = scalar::check(*s, &graph.label(id), value) {
+                if let Err(message) = scalar::check(*s, &graph.label(id), value, &self.lossy) {
                     self.shape_issue(path, message);
                 }
             }

@@ -40,7 +40,7 @@ pub struct TypeInfo {
     /// The member rules in words, computed on first use.
     rule_lines: OnceLock<Vec<String>>,
     /// Whether replies may take the reader's fast path, computed on first use.
-    fast_read: OnceLock<bool>,
+    fast_read: OnceLock<u8>,
 }
 
 impl TypeInfo {
@@ -167,8 +167,8 @@ impl TypeInfo {
             .get_or_init(|| self.graph.rule_lines(self.root))
     }
 
-    /// Whether replies may take the reader's fast path (decided once per type).
-    pub(crate) fn fast_read(&self, decide: impl FnOnce(&ShapeGraph, NodeId) -> bool) -> bool {
+    /// How replies may take the reader's fast path (the reader's plan, decided once per type).
+    pub(crate) fn fast_read(&self, decide: impl FnOnce(&ShapeGraph, NodeId) -> u8) -> u8 {
         *self
             .fast_read
             .get_or_init(|| decide(&self.graph, self.root))

@@ -385,7 +385,10 @@ fn corpus_matches_golden_outcomes() {
         "exact: a large whole number with a fraction": u64 = r#"{"value": 12345678901234567890.0}"#;
         "exact: a large whole number is exact": u64 = r#"{"value": 9007199254740993}"#;
         "exact: an exponent for a whole number": u32 = r#"{"value": 4e1}"#;
-        "exact: an underflow to zero": f64 = r#"{"value": 1e-400}"#;
+        "exact: an underflow to zero is the nearest double": f64 = r#"{"value": 1e-400}"#;
+        "exact: an underflow to zero is no integer": u32 = r#"{"value": 1e-400}"#;
+        "exact: a lost fraction in a list of integers": Vec<u32> = r#"{"value": [2, 1.0000000000000000001]}"#;
+        "exact: a lost fraction in a string": u32 = r#"{"value": "1.0000000000000000001"}"#;
         "exact: a whole number in a string with a fraction": u32 = r#"{"value": "40.0"}"#;
         "exact: a whole number in a string with spaces": u32 = r#"{"value": " 40 "}"#;
     };

@@ -17,11 +17,8 @@ use serde::de::{
     VariantAccess, Visitor,
 };
 
-use serde_json::value::RawValue;
-
 use crate::shape::{Field, NodeId, Variant, VariantKind};
 
-use super::super::number;
 use super::super::rules::Seen;
 use super::place::{refuse, Elements, Place};
 
@@ -67,11 +64,11 @@ macro_rules! forward {
     };
 }
 
-/// Forwards every `deserialize_*` method but those that read numbers from their text
-/// (`any`, `f32`, `f64`) and `ignored_any`.
-macro_rules! forward_all_but_numbers {
+/// Forwards every `deserialize_*` method but `ignored_any`.
+macro_rules! forward_all_but_ignored {
     () => {
         forward! {
+            deserialize_any();
             deserialize_bool();
             deserialize_i8();
             deserialize_i16();
@@ -83,6 +80,8 @@ macro_rules! forward_all_but_numbers {
             deserialize_u32();
             deserialize_u64();
             deserialize_u128();
+            deserialize_f32();
+            deserialize_f64();
             deserialize_char();
             deserialize_str();
             deserialize_string();
@@ -106,23 +105,7 @@ macro_rules! forward_all_but_numbers {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
     type Error = D::Error;
 
-    forward_all_but_numbers!();
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        if self.place.keeps_number_text() {
-            return self.read_number_text(visitor);
-        }
-        let (inner, wrapped) = self.split(visitor);
-        inner.deserialize_any(wrapped)
-    }
-
-    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.read_number_text(visitor)
-    }
-
-    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.read_number_text(visitor)
-    }
+    forward_all_but_ignored!();
 
     /// A value the type skips is still checked, read as anything.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
@@ -133,40 +116,6 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
 
     fn is_human_readable(&self) -> bool {
         self.inner.is_human_readable()
-    }
-}
-
-impl<'de, 'g, D: Deserializer<'de>> Checked<'g, D> {
-    /// Reads a value whose number, if it is one, is seen as written first: a number a double
-    /// cannot hold faithfully (its fraction lost, `1.0000000000000000001`; or beyond its range)
-    /// is refused here as the lenient path refuses it, before serde would round it silently. The
-    /// value's text is then read as it would have been.
-    fn read_number_text<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        let raw = <&'de RawValue as serde::Deserialize<'de>>::deserialize(self.inner)?;
-        let text = raw.get();
-        let check = Check {
-            visitor,
-            at: At::Node(self.place),
-        };
-        if !text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
-            // Not a number: the value is read from its text as it would have been.
-            return serde_json::Deserializer::from_str(text)
-                .deserialize_any(check)
-                .map_err(de::Error::custom);
-        }
-        if self.place.keeps_number_text() {
-            // A `Decimal` reads a number as serde_json hands it on; only a faithful one is read.
-            if number::value(text).is_err() {
-                return Err(refuse());
-            }
-            return serde_json::Deserializer::from_str(text)
-                .deserialize_any(check)
-                .map_err(de::Error::custom);
-        }
-        match number::faithful_f64(text) {
-            Some(v) => check.visit_f64(v),
-            None => Err(refuse()),
-        }
     }
 }
 
@@ -662,11 +611,8 @@ impl<'g, 'a, D> NameDe<'g, 'a, D> {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for NameDe<'_, '_, D> {
     type Error = D::Error;
 
-    forward_all_but_numbers!();
+    forward_all_but_ignored!();
     forward! {
-        deserialize_any();
-        deserialize_f32();
-        deserialize_f64();
         deserialize_ignored_any();
     }
 

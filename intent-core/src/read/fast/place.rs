@@ -109,12 +109,6 @@ impl<'g> Place<'g> {
         Ok(())
     }
 
-    /// True when a string here holds a number kept as text (a `Decimal`), whose numbers are
-    /// read from their text.
-    pub(super) fn keeps_number_text(self) -> bool {
-        self.accepts.text() == TextForm::NumericText
-    }
-
     /// `null`: only where the shape table accepts it.
     pub(super) fn null<E: de::Error>(self) -> Result<(), E> {
         if self.accepts.null {

@@ -44,7 +44,7 @@ use serde_json::Value;
 use crate::result::{IssueKind, ResultIssue};
 use crate::shape::{Kinds, TypeInfo};
 
-use super::answer;
+use super::answer::{self, Answer};
 use super::lenient::{clip, position};
 use scan::{Candidate, Form};
 
@@ -52,7 +52,7 @@ use scan::{Candidate, Form};
 pub(crate) const REPLY_FORM: &str = "Reply with one JSON object {\"value\": ...} and nothing else.";
 
 /// The reply's answer, read and normalized, or every issue that keeps the reply from having one.
-pub(crate) fn locate(info: &TypeInfo, text: &str) -> Result<Value, Vec<ResultIssue>> {
+pub(crate) fn locate(info: &TypeInfo, text: &str) -> Result<Answer, Vec<ResultIssue>> {
     if text.trim_matches(super::lenient::is_space).is_empty() {
         return Err(parse_issue(format!("The reply was empty. {REPLY_FORM}")));
     }
@@ -94,7 +94,7 @@ pub(crate) fn locate(info: &TypeInfo, text: &str) -> Result<Value, Vec<ResultIss
     let first = read(info, &mut candidates[relevant[0]]);
     for &i in &relevant[1..] {
         let other = read(info, &mut candidates[i]);
-        if first.is_ok() && other == first {
+        if matches!((&first, &other), (Ok(a), Ok(b)) if a.value == b.value) {
             continue;
         }
         let what = if first.is_ok() && other.is_ok() {
@@ -165,7 +165,7 @@ fn is_relevant(info: &TypeInfo, kinds: Kinds, candidate: &Candidate) -> bool {
 }
 
 /// Reads a candidate as the answer, moving its value out.
-fn read(info: &TypeInfo, candidate: &mut Candidate) -> Result<Value, Vec<ResultIssue>> {
+fn read(info: &TypeInfo, candidate: &mut Candidate) -> Result<Answer, Vec<ResultIssue>> {
     match std::mem::replace(&mut candidate.form, Form::Taken) {
         Form::Complete(parsed) => answer::read(info, parsed),
         Form::Broken(_) | Form::CutOff(_) | Form::Taken => Err(parse_issue(format!(

@@ -332,7 +332,12 @@ impl Scanner<'_> {
                     }
                 };
                 match number::value(token) {
-                    Ok(value) => Some(self.bare(pos, token.len(), value)),
+                    Ok(value) => {
+                        let lossy = number::loses_fraction(token, &value)
+                            .then(|| value.as_f64().map(f64::to_bits))
+                            .flatten();
+                        Some(self.bare(pos, token.len(), value, lossy))
+                    }
                     Err(message) => {
                         self.out.leading_error.get_or_insert(message);
                         None
@@ -341,19 +346,27 @@ impl Scanner<'_> {
             }
             _ => {
                 let word = literal(rest)?;
-                Some(self.bare(pos, word.len(), literal_value(word)))
+                Some(self.bare(pos, word.len(), literal_value(word), None))
             }
         }
     }
 
-    /// A bare number or literal of `len` bytes at `pos`, read as `value`: its end.
-    fn bare(&mut self, pos: usize, len: usize, value: serde_json::Value) -> usize {
+    /// A bare number or literal of `len` bytes at `pos`, read as `value` (the bits of a double
+    /// that lost its fraction, if so): its end.
+    fn bare(
+        &mut self,
+        pos: usize,
+        len: usize,
+        value: serde_json::Value,
+        lossy: Option<u64>,
+    ) -> usize {
         let end = pos + len;
         let parsed = Parsed {
             value,
             end,
             duplicates: Vec::new(),
             more_duplicates: 0,
+            lossy: lossy.into_iter().collect(),
         };
         self.candidate(pos, end, Form::Complete(parsed), true);
         end
