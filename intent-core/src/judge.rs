@@ -1,30 +1,35 @@
 //! The judge: a second model call that checks an answer carries out the intent on the input.
 
+use std::sync::{Arc, LazyLock};
+
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::client::IntentClient;
 use crate::input::SerializedInput;
+use crate::intent::Intent;
 use crate::options::JudgeOptions;
 use crate::provider::FinishReason;
+use crate::read;
 use crate::request::{AiRequest, ResponseFormat, JUDGE_SCHEMA_NAME};
 use crate::result::Usage;
 use crate::send::send;
+use crate::shape::{EnumRepr, EnumShape, Field, Node, NodeId, ShapeGraph, StructKind, StructShape};
+use crate::shape::{TypeInfo, Variant, VariantKind};
 
 /// The judge's system prompt.
 pub const JUDGE_PREAMBLE: &str = "You review an answer that another model gave. Decide whether the answer carries out the intent on the input faithfully and completely, using only the intent and the input. Do not judge style. Reply with the verdict as JSON only.";
 
-/// The judge's strict schema: a verdict and a list of problems.
+/// The judge's strict schema: a verdict and a list of problems, derived from the shape of the
+/// reply it is read into.
 pub fn judge_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "verdict": {"type": "string", "enum": ["pass", "fail"]},
-            "problems": {"type": "array", "items": {"type": "string"}}
-        },
-        "required": ["verdict", "problems"],
-        "additionalProperties": false
-    })
+    static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
+        let info = Reply::type_info();
+        info.graph()
+            .strict_schema(info.root())
+            .unwrap_or(Value::Null)
+    });
+    SCHEMA.clone()
 }
 
 /// What the judge decided.
@@ -42,11 +47,56 @@ pub(crate) struct Judgement {
     pub(crate) usage: Usage,
 }
 
-#[derive(Deserialize)]
+/// The judge's reply, read by the reader like any result: its shape gives the strict schema the
+/// judge is sent, and the reader's rules find and check the verdict in the reply.
+///
+/// `Intent` is written out here rather than derived, because the derive is an optional feature of
+/// this crate; the shape it builds is the one `#[derive(Intent)]` would.
+#[derive(Debug, Deserialize)]
 struct Reply {
-    verdict: String,
+    verdict: Decision,
     #[serde(default)]
     problems: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Decision {
+    Pass,
+    Fail,
+}
+
+impl Intent for Reply {
+    fn shape(graph: &mut ShapeGraph) -> NodeId {
+        graph.named(std::any::type_name::<Self>(), |graph, _| {
+            let verdict = Field::new("verdict", Decision::shape(graph));
+            let mut problems = Field::new("problems", Vec::<String>::shape(graph));
+            problems.required = false;
+            Node::Struct(StructShape::new(
+                "JudgeVerdict",
+                StructKind::Named(vec![verdict, problems]),
+            ))
+        })
+    }
+}
+
+impl Intent for Decision {
+    fn shape(graph: &mut ShapeGraph) -> NodeId {
+        graph.named(std::any::type_name::<Self>(), |_, _| {
+            Node::Enum(EnumShape::new(
+                "JudgeDecision",
+                EnumRepr::External,
+                vec![
+                    Variant::new("pass", VariantKind::Unit),
+                    Variant::new("fail", VariantKind::Unit),
+                ],
+            ))
+        })
+    }
+}
+
+fn reply_info() -> Arc<TypeInfo> {
+    Reply::type_info()
 }
 
 pub(crate) struct JudgeCase<'a> {
@@ -120,43 +170,36 @@ pub(crate) async fn judge(
     }
 }
 
-/// Reads a verdict, leniently about fences and prose around the JSON object.
+/// Reads a verdict with the reader: leniently about form (fences, prose, an envelope), strictly
+/// about content (a verdict of "pass" or "fail", problems as text).
 pub(crate) fn parse(text: &str) -> Verdict {
-    let (Some(start), Some(end)) = (text.find('{'), text.rfind('}')) else {
-        return Verdict::Broken(format!(
-            "the judge's reply holds no JSON object: {}",
-            clip(text)
-        ));
-    };
-    if end < start {
-        return Verdict::Broken(format!(
-            "the judge's reply holds no JSON object: {}",
-            clip(text)
-        ));
-    }
-    match serde_json::from_str::<Reply>(&text[start..=end]) {
-        Ok(reply) => match reply.verdict.trim().to_ascii_lowercase().as_str() {
-            "pass" => Verdict::Pass,
-            "fail" => {
-                let problems: Vec<String> = reply
-                    .problems
-                    .into_iter()
-                    .map(|p| p.trim().to_owned())
-                    .filter(|p| !p.is_empty())
-                    .collect();
-                Verdict::Fail(problems)
-            }
-            other => Verdict::Broken(format!(
-                "the judge's verdict is \"{}\", not \"pass\" or \"fail\"",
-                clip(other)
-            )),
-        },
-        Err(e) => Verdict::Broken(format!("the judge's reply is not a verdict ({e})")),
+    match read::read_reply::<Reply>(&reply_info(), text) {
+        Ok(Reply {
+            verdict: Decision::Pass,
+            ..
+        }) => Verdict::Pass,
+        Ok(Reply {
+            verdict: Decision::Fail,
+            problems,
+        }) => Verdict::Fail(
+            problems
+                .into_iter()
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect(),
+        ),
+        Err(issues) => {
+            let found: Vec<String> = issues.iter().map(ToString::to_string).collect();
+            Verdict::Broken(format!(
+                "the judge's reply is not a verdict: {}",
+                clip(&found.join(" "))
+            ))
+        }
     }
 }
 
 fn clip(text: &str) -> String {
-    match text.char_indices().nth(200) {
+    match text.char_indices().nth(400) {
         Some((cut, _)) => format!("{}...", &text[..cut]),
         None => text.to_owned(),
     }
@@ -179,5 +222,36 @@ mod tests {
             Verdict::Broken(_)
         ));
         assert!(matches!(parse("} {"), Verdict::Broken(_)));
+        assert_eq!(
+            parse("<think>It says {\"verdict\": \"fail\"}?</think>\nVerdict: {\"verdict\": \"pass\", \"problems\": []}"),
+            Verdict::Pass
+        );
+        let Verdict::Broken(why) = parse(r#"{"verdict": "maybe", "problems": []}"#) else {
+            panic!("a verdict of maybe was read");
+        };
+        assert!(
+            why.contains("/value/verdict: Must be one of: pass, fail"),
+            "{why}"
+        );
+        assert!(matches!(
+            parse(r#"{"verdict": "pass", "problems": ["#),
+            Verdict::Broken(why) if why.contains("cut off")
+        ));
+    }
+
+    #[test]
+    fn the_schema_is_the_strict_schema_of_the_reply_shape() {
+        assert_eq!(
+            judge_schema(),
+            serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "verdict": {"type": "string", "enum": ["pass", "fail"]},
+                    "problems": {"type": "array", "items": {"type": "string"}}
+                },
+                "required": ["verdict", "problems"],
+                "additionalProperties": false
+            })
+        );
     }
 }

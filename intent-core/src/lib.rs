@@ -134,8 +134,21 @@ pub mod prelude {
 /// their own. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::shape;
-    pub use crate::shape::rule_table;
+    pub use crate::read::json::{read_reply_json, read_reply_lenient, read_value};
+
+    /// The shape types the derive builds and tests inspect.
+    pub mod shape {
+        pub use crate::shape::accepts::{Accepts, Kinds, TextForm};
+        pub use crate::shape::builder::ShapeGraph;
+        pub use crate::shape::node::{
+            EnumRepr, EnumShape, Field, FloatKind, IntKind, Node, NodeId, Scalar, SeqKind,
+            StructKind, StructShape, Variant, VariantKind,
+        };
+        pub use crate::shape::rules::{Pattern, RuleTarget, Rules};
+        pub use crate::shape::{TargetKind, TypeInfo};
+    }
+    pub use crate::shape::rules::table as rule_table;
+
     pub use serde_json;
     pub use std::any::type_name;
     pub use std::borrow::Cow;

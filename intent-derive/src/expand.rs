@@ -353,10 +353,10 @@ impl Expander<'_> {
         };
         let (node, shape) = (self.shape_path("Node"), self.shape_path("StructShape"));
         let node = quote! {
-            #node::Struct(#shape {
-                name: __intent_name,
-                doc: #doc,
-                kind: #kind,
+            #node::Struct({
+                let mut __intent_shape = #shape::new(__intent_name, #kind);
+                __intent_shape.doc = #doc;
+                __intent_shape
             })
         };
         (node, hint, target)
@@ -439,15 +439,13 @@ impl Expander<'_> {
             unit_only &= variant.fields.style == Style::Unit
                 || (variant.fields.style == Style::Tuple && live.is_empty());
             let other = vserde.other;
-            out.push(quote! {
-                #variant_path {
-                    name: #name,
-                    aliases: ::std::vec![#(#aliases),*],
-                    doc: #vdoc,
-                    kind: #kind,
-                    other: #other,
-                }
-            });
+            out.push(quote! {{
+                let mut __intent_variant = #variant_path::new(#name, #kind);
+                __intent_variant.aliases = ::std::vec![#(#aliases),*];
+                __intent_variant.doc = #vdoc;
+                __intent_variant.other = #other;
+                __intent_variant
+            }});
         }
         let hint = if hints.is_empty() {
             quote!(true)
@@ -456,11 +454,11 @@ impl Expander<'_> {
         };
         let (node, shape) = (self.shape_path("Node"), self.shape_path("EnumShape"));
         let node = quote! {
-            #node::Enum(#shape {
-                name: __intent_name,
-                doc: #doc,
-                repr: #repr,
-                variants: ::std::vec![#(#out),*],
+            #node::Enum({
+                let mut __intent_shape =
+                    #shape::new(__intent_name, #repr, ::std::vec![#(#out),*]);
+                __intent_shape.doc = #doc;
+                __intent_shape
             })
         };
         // A string enum takes text rules, as the catalog's rule table says (`rule_target`).
@@ -544,7 +542,8 @@ impl Expander<'_> {
         self.push_check(Some(ty), body);
     }
 
-    /// A named member: `Field { name, aliases, ty, required, flatten, doc, rules }`.
+    /// A named member: `Field::new(name, ty)` with its aliases, requiredness, flattening, doc and
+    /// rules set.
     fn named_field(
         &mut self,
         field: &IntentField,
@@ -584,15 +583,13 @@ impl Expander<'_> {
         quote! {{
             let __intent_ty = #shape;
             #rules
-            #field_path {
-                name: #name,
-                aliases: ::std::vec![#(#aliases),*],
-                ty: __intent_ty,
-                required: #required,
-                flatten: #flatten,
-                doc: #doc,
-                rules: __intent_rules,
-            }
+            let mut __intent_field = #field_path::new(#name, __intent_ty);
+            __intent_field.aliases = ::std::vec![#(#aliases),*];
+            __intent_field.required = #required;
+            __intent_field.flatten = #flatten;
+            __intent_field.doc = #doc;
+            __intent_field.rules = __intent_rules;
+            __intent_field
         }}
     }
 }

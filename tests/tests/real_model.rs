@@ -16,13 +16,13 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use intent_core::prelude::*;
-use intent_core::provider::FinishReason;
-use intent_core::shape::{
+use intent_core::__private::shape::{
     EnumRepr, EnumShape, Field, Node, NodeId, ShapeGraph, StructKind, StructShape, Variant,
     VariantKind,
 };
 use intent_core::AiRequest;
+use intent_core::prelude::*;
+use intent_core::provider::FinishReason;
 use intent_core::IssueKind;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -125,11 +125,9 @@ impl Intent for Contact {
             name.doc = Some("The person's first name.".into());
             let mut city = Field::new("city", text);
             city.doc = Some("The city the person lives in.".into());
-            Node::Struct(StructShape {
-                name: "Contact".into(),
-                doc: Some("A contact read from a message.".into()),
-                kind: StructKind::Named(vec![name, city]),
-            })
+            let mut shape = StructShape::new("Contact", StructKind::Named(vec![name, city]));
+            shape.doc = Some("A contact read from a message.".into());
+            Node::Struct(shape)
         })
     }
 }
@@ -144,19 +142,14 @@ enum Sentiment {
 impl Intent for Sentiment {
     fn shape(graph: &mut ShapeGraph) -> NodeId {
         graph.named(std::any::type_name::<Self>(), |_, _| {
-            let variant = |name: &'static str| Variant {
-                name: name.into(),
-                aliases: Vec::new(),
-                doc: None,
-                kind: VariantKind::Unit,
-                other: false,
-            };
-            Node::Enum(EnumShape {
-                name: "Sentiment".into(),
-                doc: Some("The sentiment of a review.".into()),
-                repr: EnumRepr::External,
-                variants: vec![variant("Positive"), variant("Negative")],
-            })
+            let variant = |name: &'static str| Variant::new(name, VariantKind::Unit);
+            let mut shape = EnumShape::new(
+                "Sentiment",
+                EnumRepr::External,
+                vec![variant("Positive"), variant("Negative")],
+            );
+            shape.doc = Some("The sentiment of a review.".into());
+            Node::Enum(shape)
         })
     }
 }

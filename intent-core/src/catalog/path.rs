@@ -8,6 +8,8 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::read;
+
 /// One step of a rule path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Step {
@@ -108,7 +110,7 @@ impl RulePath {
                             .get_key_value(name.as_str())
                             .or_else(|| map.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)));
                         if let Some((key, child)) = found {
-                            next.push((join(&pointer, key), child));
+                            next.push((read::join_pointer(&pointer, key), child));
                         }
                     }
                     (Step::Items, Value::Array(items)) => {
@@ -118,7 +120,7 @@ impl RulePath {
                     }
                     (Step::Values, Value::Object(map)) => {
                         for (key, child) in map {
-                            next.push((join(&pointer, key), child));
+                            next.push((read::join_pointer(&pointer, key), child));
                         }
                     }
                     _ => {}
@@ -135,21 +137,6 @@ impl fmt::Display for RulePath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.source)
     }
-}
-
-/// Appends a key to a JSON pointer, escaped per RFC 6901.
-fn join(pointer: &str, key: &str) -> String {
-    let mut out = String::with_capacity(pointer.len() + key.len() + 1);
-    out.push_str(pointer);
-    out.push('/');
-    for c in key.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

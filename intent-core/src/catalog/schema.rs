@@ -7,15 +7,13 @@ use serde_json::Value;
 
 use super::path::Step;
 use super::rules::number;
+use crate::read;
 use crate::result::{IssueKind, ResultIssue};
 use crate::schema::build_envelope_from_schema;
 use crate::shape::{plural, rule_line, MemberStep};
 
 /// How deep the schema is walked for constraints to state.
 const MAX_STATED_DEPTH: usize = 32;
-
-/// The most schema findings reported for one reply.
-pub(crate) const MAX_SCHEMA_ISSUES: usize = 50;
 
 /// A JSON Schema shape, checked and compiled.
 pub(crate) struct SchemaShape {
@@ -50,15 +48,16 @@ impl SchemaShape {
         Ok(SchemaShape { schema, validator })
     }
 
-    /// Every way `value` (the reply's value) breaks the full schema, each at its pointer under `/value`.
+    /// Every way `value` (the reply's value) breaks the full schema, each at its pointer under
+    /// `/value`: at most [`MAX_FINDINGS`](crate::read::MAX_FINDINGS) issues, the last counting the
+    /// rest, as the reader bounds its own.
     pub(crate) fn check(&self, value: &Value, out: &mut Vec<ResultIssue>) {
-        for (count, error) in self.validator.iter_errors(value).enumerate() {
-            if count == MAX_SCHEMA_ISSUES {
-                out.push(ResultIssue::new(
-                    IssueKind::Shape,
-                    format!("More findings against the schema were left out (at most {MAX_SCHEMA_ISSUES} are listed)."),
-                ));
-                break;
+        let mut findings = read::Findings::new();
+        for error in self.validator.iter_errors(value) {
+            if findings.total() >= read::MAX_FINDINGS {
+                // Counted, not formatted: a reply may break the schema a million times.
+                findings.count_more(1);
+                continue;
             }
             let kind = match error.kind() {
                 ValidationErrorKind::Minimum { .. }
@@ -78,8 +77,9 @@ impl SchemaShape {
                 _ => IssueKind::Shape,
             };
             let pointer = format!("/value{}", error.instance_path().as_str());
-            out.push(ResultIssue::at(pointer, kind, sentence(&error.to_string())));
+            findings.push(ResultIssue::at(pointer, kind, sentence(&error.to_string())));
         }
+        out.extend(findings.into_issues());
     }
 
     /// The schema's constraints that the strict copy drops, as rule lines for the prompt.

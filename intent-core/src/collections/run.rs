@@ -270,7 +270,7 @@ async fn run_chunk<O: Intent + Send>(
     }
     for (slot, value) in values.iter().enumerate() {
         if value.is_none() && !covered[slot] {
-            let path = format!("/{}", verify::pointer_token(keys[slot]));
+            let path = crate::read::join_pointer("", keys[slot]);
             issues.extend(final_issues.iter().map(|issue| {
                 ElementIssue::new(
                     positions[slot],

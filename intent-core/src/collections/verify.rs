@@ -56,7 +56,8 @@ impl<O> Verdict<O> {
                 "Some elements have no value. Answer every input element.",
             )]);
         }
-        Err(self.model_issues)
+        // One reply's findings, bounded as the reader bounds its own.
+        Err(read::bounded_findings(self.model_issues))
     }
 
     fn element_issues(
@@ -104,29 +105,10 @@ impl<'c, O: Intent> ElementReader<'c, O> {
         }
     }
 
-    /// The value, or the findings at paths relative to the element (`/value/..`).
-    fn read(&self, value: Value) -> Result<O, Vec<ResultIssue>> {
-        let read = if self.info.target() == TargetKind::Text {
-            match value {
-                Value::String(text) if !text.trim().is_empty() => {
-                    let text = if text.trim().len() == text.len() {
-                        text
-                    } else {
-                        text.trim().to_owned()
-                    };
-                    serde_json::from_value(Value::String(text)).map_err(|e| {
-                        vec![ResultIssue::at("/value", IssueKind::Shape, e.to_string())]
-                    })
-                }
-                _ => Err(vec![ResultIssue::at(
-                    "/value",
-                    IssueKind::Shape,
-                    "Must be a non-empty string.",
-                )]),
-            }
-        } else {
-            read::read_value::<O>(&self.info, value)
-        }?;
+    /// The value, or the findings at paths relative to the element (`/value/..`); `lossy` is
+    /// what the chunk's reply says of its numbers (see [`read::Answer`]).
+    fn read(&self, value: Value, lossy: &[u64]) -> Result<O, Vec<ResultIssue>> {
+        let read = read::read_value_with::<O>(&self.info, value, lossy)?;
         self.check(read)
     }
 
@@ -147,8 +129,8 @@ impl<'c, O: Intent> ElementReader<'c, O> {
 }
 
 /// Parses a chunk's reply leniently into JSON, unwrapping the envelope.
-fn parse(reply: &str) -> Result<Value, Vec<ResultIssue>> {
-    read::read_reply::<Value>(&<Value as Intent>::type_info(), reply)
+fn parse(reply: &str) -> Result<read::Answer, Vec<ResultIssue>> {
+    read::read_json(reply)
 }
 
 /// "N elements", with the right plural.
@@ -170,8 +152,8 @@ pub(crate) fn verify_each<O: Intent>(
     if let Some(verdict) = verify_each_typed(reader, reply, indexes) {
         return verdict;
     }
-    let value = match parse(reply) {
-        Ok(value) => value,
+    let (value, lossy) = match parse(reply) {
+        Ok(answer) => (answer.value, answer.lossy),
         Err(issues) => return Verdict::failed(issues, n),
     };
     let Value::Array(items) = value else {
@@ -281,7 +263,7 @@ pub(crate) fn verify_each<O: Intent>(
             ));
             continue;
         };
-        match reader.read(value) {
+        match reader.read(value, &lossy) {
             Ok(read) => verdict.values[slot] = Some(read),
             Err(issues) => {
                 verdict.element_issues(slot, &format!("{path}/value"), &format!("/{index}"), issues)
@@ -351,11 +333,6 @@ fn verify_each_typed<O: Intent>(
     Some(verdict)
 }
 
-/// Escapes a key for a JSON pointer (`~` as `~0`, `/` as `~1`).
-pub(crate) fn pointer_token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
 /// A key as compared for a near miss: lower case, without white space.
 fn loose(key: &str) -> String {
     key.chars()
@@ -371,8 +348,8 @@ pub(crate) fn verify_keyed<O: Intent>(
     keys: &[&str],
 ) -> Verdict<O> {
     let n = keys.len();
-    let value = match parse(reply) {
-        Ok(value) => value,
+    let (value, lossy) = match parse(reply) {
+        Ok(answer) => (answer.value, answer.lossy),
         Err(issues) => return Verdict::failed(issues, n),
     };
     let Value::Object(members) = value else {
@@ -404,16 +381,13 @@ pub(crate) fn verify_keyed<O: Intent>(
     }
     let mut respelled = vec![false; n];
     for (key, value) in members {
-        let model_path = format!("/value/{}", pointer_token(&key));
+        let model_path = read::join_pointer("/value", &key);
         if let Some(&slot) = slot_of.get(key.as_str()) {
-            match reader.read(value) {
+            match reader.read(value, &lossy) {
                 Ok(read) => verdict.values[slot] = Some(read),
-                Err(issues) => verdict.element_issues(
-                    slot,
-                    &model_path,
-                    &format!("/{}", pointer_token(&key)),
-                    issues,
-                ),
+                Err(issues) => {
+                    verdict.element_issues(slot, &model_path, &read::join_pointer("", &key), issues)
+                }
             }
             continue;
         }
@@ -431,7 +405,7 @@ pub(crate) fn verify_keyed<O: Intent>(
                 verdict.slot_issues.push((
                     slot,
                     ResultIssue::at(
-                        format!("/{}", pointer_token(keys[slot])),
+                        read::join_pointer("", keys[slot]),
                         IssueKind::Shape,
                         format!("The reply spelled this key \"{key}\"."),
                     ),
@@ -465,7 +439,7 @@ pub(crate) fn verify_keyed<O: Intent>(
             verdict.slot_issues.push((
                 slot,
                 ResultIssue::at(
-                    format!("/{}", pointer_token(keys[slot])),
+                    read::join_pointer("", keys[slot]),
                     IssueKind::Shape,
                     "No member of the reply answers this key.",
                 ),
@@ -516,6 +490,20 @@ mod tests {
         assert_eq!(verdict.slot_issues.len(), 1);
         assert_eq!(verdict.slot_issues[0].0, 1);
         assert_eq!(verdict.slot_issues[0].1.path.as_deref(), Some("/5"));
+    }
+
+    #[test]
+    fn no_element_integer_is_read_from_a_double_that_lost_its_fraction() {
+        let reader = ElementReader::<u32>::new(&[]);
+        let verdict = verify_each(
+            &reader,
+            r#"{"value":[{"index":4,"value":1.0000000000000000001},{"index":5,"value":2.0}]}"#,
+            &[4, 5],
+        );
+        assert_eq!(verdict.values, vec![None, Some(2)]);
+        assert!(verdict.model_issues[0]
+            .message
+            .contains("more digits than a double holds"));
     }
 
     #[test]

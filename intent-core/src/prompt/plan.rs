@@ -19,7 +19,7 @@ use super::SYSTEM_PREAMBLE;
 pub const PREVIOUS_OUTPUT_LIMIT: usize = 6000;
 
 /// How many of a previous attempt's issues a retry lists; the rest are counted in one line.
-pub const PREVIOUS_PROBLEMS_LIMIT: usize = 50;
+pub const PREVIOUS_PROBLEMS_LIMIT: usize = crate::read::MAX_FINDINGS;
 
 const JSON_TYPES_LINE: &str = "Use JSON types faithfully: numbers as numbers, true and false as booleans, null only where the description allows it (a type ending in ?), lists as arrays.";
 

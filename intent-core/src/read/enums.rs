@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::shape::{EnumRepr, EnumShape, NodeId, Variant, VariantKind};
 
+use super::findings::Findings;
 use super::path::Path;
 use super::scalar::describe;
 use super::verify::Walker;
@@ -272,7 +273,7 @@ fn untagged<'g>(w: &mut Walker<'g>, e: &'g EnumShape, value: &mut Value, path: &
     // When no form fits, the issues of the closest form are reported: one whose own shape matched
     // (its issues lie deeper than here), then the one with the fewest issues.
     let here = path.pointer();
-    let mut best: Option<((bool, usize), Vec<crate::result::ResultIssue>)> = None;
+    let mut best: Option<((bool, usize), Findings)> = None;
     for v in &e.variants {
         let mut trial = w.trial();
         let mut candidate = value.clone();
@@ -297,16 +298,17 @@ fn untagged<'g>(w: &mut Walker<'g>, e: &'g EnumShape, value: &mut Value, path: &
         let score = (
             trial
                 .issues
+                .listed()
                 .iter()
                 .any(|i| i.path.as_deref() == Some(here.as_str())),
-            trial.issues.len(),
+            trial.issues.total(),
         );
         if best.as_ref().is_none_or(|(b, _)| score < *b) {
             best = Some((score, trial.issues));
         }
     }
     match best {
-        Some((_, issues)) => w.issues.extend(issues),
+        Some((_, issues)) => w.issues.extend(issues.into_issues()),
         None => {
             let message = format!(
                 "Must match one of the forms of {}; got {}.",

@@ -1,6 +1,8 @@
-//! JSON pointers built lazily: a walk carries a chain of borrowed frames and turns it into an
-//! RFC 6901 pointer only when it has something to report.
+//! JSON pointers: the one RFC 6901 escaping of the library ([`push_token`], [`join`],
+//! [`escape`]), and pointers built lazily: a walk carries a chain of borrowed frames and turns it
+//! into a pointer only when it has something to report.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// One step from the reply's value (`/value`) down to the member being read.
@@ -44,8 +46,7 @@ impl<'a> Path<'a> {
             Path::Root => {}
             Path::Key(parent, key) => {
                 parent.write_segments(out);
-                out.push('/');
-                push_escaped(out, key);
+                push_token(out, key);
             }
             Path::Index(parent, index) => {
                 parent.write_segments(out);
@@ -55,15 +56,34 @@ impl<'a> Path<'a> {
     }
 }
 
-/// Appends `segment` with RFC 6901 escaping (`~` as `~0`, `/` as `~1`).
-pub(crate) fn push_escaped(out: &mut String, segment: &str) {
-    for c in segment.chars() {
+/// Appends `/` and `token`, escaped per RFC 6901 (`~` as `~0`, `/` as `~1`), to `pointer`.
+pub(crate) fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    pointer.push_str(&escape(token));
+}
+
+/// `pointer` with `/token` appended, escaped.
+pub(crate) fn join(pointer: &str, token: &str) -> String {
+    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
+    out.push_str(pointer);
+    push_token(&mut out, token);
+    out
+}
+
+/// `token` escaped per RFC 6901, borrowed when it needs no escaping.
+pub(crate) fn escape(token: &str) -> Cow<'_, str> {
+    if !token.contains(['~', '/']) {
+        return Cow::Borrowed(token);
+    }
+    let mut out = String::with_capacity(token.len() + 2);
+    for c in token.chars() {
         match c {
             '~' => out.push_str("~0"),
             '/' => out.push_str("~1"),
             c => out.push(c),
         }
     }
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -78,5 +98,7 @@ mod tests {
         let odd = second.key("a/b~c");
         assert_eq!(odd.pointer(), "/value/lines/2/a~1b~0c");
         assert_eq!(root.pointer(), "/value");
+        assert_eq!(join("/value", "~/"), "/value/~0~1");
+        assert!(matches!(escape("plain"), Cow::Borrowed("plain")));
     }
 }

@@ -7,9 +7,11 @@ use serde_json::Value;
 
 use crate::result::{IssueKind, ResultIssue};
 pub(crate) use crate::shape::number as num;
-use crate::shape::{plural, Rules};
+use crate::shape::{plural, RuleTarget, Rules};
 
+use super::findings::Findings;
 use super::lenient::clip;
+use super::number;
 use super::path::Path;
 
 /// A value a rule can look at, borrowed from the reply: the checks never allocate unless they fail.
@@ -22,9 +24,14 @@ pub(crate) enum Seen<'a> {
 }
 
 impl<'a> Seen<'a> {
-    pub(crate) fn of(value: &'a Value) -> Seen<'a> {
+    /// What the rules of a place whose rule target is `target` see in `value`: where number rules
+    /// apply, a string holding a number (a `Decimal` written `"12.50"`) is seen as that number.
+    pub(crate) fn of(value: &'a Value, target: RuleTarget) -> Seen<'a> {
         match value {
             Value::Number(n) => n.as_f64().map_or(Seen::Other, Seen::Number),
+            Value::String(s) if target.is(RuleTarget::Number) => number::in_text(s)
+                .and_then(|n| n.as_f64())
+                .map_or(Seen::Text(s), Seen::Number),
             Value::String(s) => Seen::Text(s),
             Value::Array(items) => Seen::Items(items.len()),
             _ => Seen::Other,
@@ -32,12 +39,19 @@ impl<'a> Seen<'a> {
     }
 }
 
-/// Checks `rules` on `value` (a `null` value passes: nullness is the shape's business).
-pub(crate) fn check(rules: &Rules, value: &Value, path: &Path<'_>, issues: &mut Vec<ResultIssue>) {
+/// Checks `rules` on `value`, at a place whose rule target is `target` (a `null` value passes:
+/// nullness is the shape's business).
+pub(crate) fn check(
+    rules: &Rules,
+    value: &Value,
+    target: RuleTarget,
+    path: &Path<'_>,
+    issues: &mut Findings,
+) {
     if value.is_null() || rules.is_empty() {
         return;
     }
-    for message in failures(rules, Seen::of(value)) {
+    for message in failures(rules, Seen::of(value, target)) {
         issues.push(ResultIssue::at(path.pointer(), IssueKind::Rule, message));
     }
     if rules.unique_items {
@@ -51,29 +65,24 @@ pub(crate) fn check(rules: &Rules, value: &Value, path: &Path<'_>, issues: &mut 
             }
         }
     }
-    if let Some(allowed) = &rules.allowed {
-        if !allowed.iter().any(|a| same(a, value)) {
-            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-            issues.push(ResultIssue::at(
-                path.pointer(),
-                IssueKind::Rule,
-                format!(
-                    "Must be one of {}; got {}.",
-                    list.join(", "),
-                    clip(&value.to_string())
-                ),
-            ));
-        }
+    if let Some(message) = not_allowed(rules, value) {
+        issues.push(ResultIssue::at(path.pointer(), IssueKind::Rule, message));
     }
 }
 
 /// The messages of every rule `value` breaks, without paths (a repeated element is named by its
 /// index): for checks that place the issues themselves, such as an intent file's member rules.
+/// Where the rules are number rules, a string holding a number is checked as that number.
 pub(crate) fn messages(rules: &Rules, value: &Value) -> Vec<String> {
     if value.is_null() || rules.is_empty() {
         return Vec::new();
     }
-    let mut out = failures(rules, Seen::of(value));
+    let target = if has_number_rules(rules) {
+        RuleTarget::Number
+    } else {
+        RuleTarget::Other
+    };
+    let mut out = failures(rules, Seen::of(value, target));
     if rules.unique_items {
         if let Value::Array(items) = value {
             if let Some((index, first)) = repeats(items).into_iter().next() {
@@ -83,17 +92,30 @@ pub(crate) fn messages(rules: &Rules, value: &Value) -> Vec<String> {
             }
         }
     }
-    if let Some(allowed) = &rules.allowed {
-        if !allowed.iter().any(|a| same(a, value)) {
-            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-            out.push(format!(
-                "Must be one of {}; got {}.",
-                list.join(", "),
-                clip(&value.to_string())
-            ));
-        }
-    }
+    out.extend(not_allowed(rules, value));
     out
+}
+
+fn has_number_rules(rules: &Rules) -> bool {
+    rules.minimum.is_some()
+        || rules.maximum.is_some()
+        || rules.exclusive_minimum.is_some()
+        || rules.exclusive_maximum.is_some()
+        || rules.multiple_of.is_some()
+}
+
+/// The message when the value is not one of the rules' allowed values.
+fn not_allowed(rules: &Rules, value: &Value) -> Option<String> {
+    let allowed = rules.allowed.as_ref()?;
+    if allowed.iter().any(|a| same(a, value)) {
+        return None;
+    }
+    let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+    Some(format!(
+        "Must be one of {}; got {}.",
+        list.join(", "),
+        clip(&value.to_string())
+    ))
 }
 
 /// True when `a` and `b` are the same JSON value (numbers compared by value: `1` equals `1.0`).

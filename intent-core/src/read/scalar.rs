@@ -8,57 +8,90 @@
 
 use serde_json::{Number, Value};
 
-use crate::shape::{FloatKind, IntKind, Scalar};
+use crate::shape::{FloatKind, IntKind, Scalar, TextForm};
 
-use super::lenient::{clip, number_value};
+use super::lenient::clip;
+use super::number;
 use super::rules::num;
 
+/// The largest magnitude below which every whole `f64` is exactly the integer it was written as.
+const EXACT_F64: f64 = 9_007_199_254_740_992.0;
+
 /// Checks `value` against `scalar`, normalizing it in place; `Err` holds the message.
-/// `label` is the type's name in descriptions (`uint`, `DateOnly (yyyy-MM-dd)`).
-pub(crate) fn check(scalar: Scalar, label: &str, value: &mut Value) -> Result<(), String> {
-    match scalar {
-        Scalar::String | Scalar::Uuid | Scalar::Url => expect_string(value, label),
-        Scalar::Char => match value {
-            Value::String(s) if s.chars().count() == 1 => Ok(()),
-            Value::String(s) => Err(format!(
-                "Must be exactly one character; got {} characters.",
-                s.chars().count()
-            )),
-            other => Err(mismatch("exactly one character in a string", other)),
-        },
-        Scalar::Bool => match value {
-            Value::Bool(_) => Ok(()),
-            other => Err(mismatch("true or false", other)),
-        },
-        Scalar::Int(kind) => int(kind, label, value),
-        Scalar::Float(kind) => float(kind, label, value),
-        Scalar::Decimal => match value {
-            Value::Number(_) => Ok(()),
-            Value::String(s) if number_value(s.trim()).is_some() => Ok(()),
-            other => Err(mismatch(&format!("a number ({label})"), other)),
-        },
-        Scalar::Unit => match value {
-            Value::Null => Ok(()),
-            other => Err(mismatch("null", other)),
-        },
-        Scalar::Date | Scalar::Time | Scalar::DateTime | Scalar::DateTimeOffset => {
-            expect_string(value, label)?;
-            temporal(scalar, label, value)
+/// `label` is the type's name in descriptions (`uint`, `DateOnly (yyyy-MM-dd)`). How a string is
+/// read is the shape table's [`TextForm`]. `lossy` holds the doubles (bits, sorted) that numbers of
+/// the reply read as by losing their fraction: no integer is read from them.
+pub(crate) fn check(
+    scalar: Scalar,
+    label: &str,
+    value: &mut Value,
+    lossy: &[u64],
+) -> Result<(), String> {
+    if let Value::String(text) = value {
+        match scalar.text_form() {
+            TextForm::Text => return temporal(scalar, label, value),
+            TextForm::Char => {
+                let count = text.chars().count();
+                return if count == 1 {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "Must be exactly one character; got {count} characters."
+                    ))
+                };
+            }
+            TextForm::Number => match number::in_text(text) {
+                Some(number) => *value = number,
+                None => return Err(mismatch(&expected(scalar, label), value)),
+            },
+            TextForm::NumericText => {
+                return match number::in_text(text) {
+                    Some(_) => Ok(()),
+                    None => Err(mismatch(&expected(scalar, label), value)),
+                }
+            }
+            TextForm::VariantName | TextForm::Refused => {
+                return Err(mismatch(&expected(scalar, label), value))
+            }
         }
-        Scalar::Json => Ok(()),
-        Scalar::JsonObject => match value {
-            Value::Object(_) => Ok(()),
-            other => Err(mismatch("a JSON object", other)),
-        },
+    }
+    let fits = match (scalar, &*value) {
+        (Scalar::Int(kind), _) => return int(kind, label, value, lossy),
+        (Scalar::Float(kind), _) => return float(kind, label, value),
+        (Scalar::Bool, Value::Bool(_))
+        | (Scalar::Decimal, Value::Number(_))
+        | (Scalar::Unit, Value::Null)
+        | (Scalar::Json, _)
+        | (Scalar::JsonObject, Value::Object(_)) => true,
+        _ => false,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(mismatch(&expected(scalar, label), value))
     }
 }
 
-fn expect_string(value: &Value, label: &str) -> Result<(), String> {
-    match value {
-        Value::String(_) => Ok(()),
-        other if label == "string" => Err(mismatch("a string", other)),
-        other => Err(mismatch(&format!("a string ({label})"), other)),
+/// What the scalar must be, in words: `a string`, `true or false`, `a number (double)`.
+fn expected(scalar: Scalar, label: &str) -> String {
+    match scalar {
+        Scalar::String if label == "string" => "a string".to_owned(),
+        Scalar::Char => "exactly one character in a string".to_owned(),
+        Scalar::Bool => "true or false".to_owned(),
+        Scalar::Int(kind) => whole(kind, label),
+        Scalar::Float(_) | Scalar::Decimal => format!("a number ({label})"),
+        Scalar::Unit => "null".to_owned(),
+        Scalar::JsonObject => "a JSON object".to_owned(),
+        _ => format!("a string ({label})"),
     }
+}
+
+fn whole(kind: IntKind, label: &str) -> String {
+    format!(
+        "a whole number from {} to {} ({label})",
+        kind.min(),
+        kind.max()
+    )
 }
 
 /// "Must be {expected}; got {what}."
@@ -78,51 +111,55 @@ pub(crate) fn describe(value: &Value) -> String {
     }
 }
 
-fn int(kind: IntKind, label: &str, value: &mut Value) -> Result<(), String> {
-    let whole = || {
-        format!(
-            "a whole number from {} to {} ({label})",
-            kind.min(),
-            kind.max()
-        )
-    };
-    let number = match value {
-        Value::Number(n) => n.clone(),
-        Value::String(s) => match number_value(s.trim()) {
-            Some(Value::Number(n)) => n,
-            _ => return Err(mismatch(&whole(), value)),
-        },
-        other => return Err(mismatch(&whole(), other)),
+/// An integer in the kind's range, normalized to a JSON integer; a whole number written with a
+/// fraction or exponent (`40.0`, `4e1`) is read as the integer, exactly or not at all.
+fn int(kind: IntKind, label: &str, value: &mut Value, lossy: &[u64]) -> Result<(), String> {
+    let Value::Number(number) = &*value else {
+        return Err(mismatch(&whole(kind, label), value));
     };
     let in_range = |v: i128| v >= kind.min() && v <= kind.max();
     let normalized = if let Some(u) = number.as_u64() {
         if !in_range(i128::from(u)) {
-            return Err(format!("Must be {}; got {u}.", whole()));
+            return Err(format!("Must be {}; got {u}.", whole(kind, label)));
         }
         Number::from(u)
     } else if let Some(i) = number.as_i64() {
         if !in_range(i128::from(i)) {
-            return Err(format!("Must be {}; got {i}.", whole()));
+            return Err(format!("Must be {}; got {i}.", whole(kind, label)));
         }
         Number::from(i)
     } else {
         let f = number.as_f64().unwrap_or(f64::NAN);
-        if f.fract() != 0.0 {
+        if lossy.binary_search(&f.to_bits()).is_ok() {
             return Err(format!(
-                "Must be {}, without a fraction; got {}.",
-                whole(),
+                "Must be {}, without a fraction; got a number with more digits than a double holds, which would read as {}.",
+                whole(kind, label),
                 num(f)
             ));
         }
-        if f < kind.min() as f64 || f > kind.max() as f64 {
-            return Err(format!("Must be {}; got {}.", whole(), num(f)));
+        if f.fract() != 0.0 {
+            return Err(format!(
+                "Must be {}, without a fraction; got {}.",
+                whole(kind, label),
+                num(f)
+            ));
         }
-        if f >= 0.0 && f <= u64::MAX as f64 {
+        // Beyond 2^53 a double no longer holds every whole number: the one written may not be
+        // the one read.
+        if f < kind.min() as f64 || f > kind.max() as f64 {
+            return Err(format!("Must be {}; got {}.", whole(kind, label), num(f)));
+        }
+        if f.abs() >= EXACT_F64 {
+            return Err(format!(
+                "Must be {}; got {}, which cannot be read exactly: write the whole number in range, without a fraction or exponent.",
+                whole(kind, label),
+                num(f)
+            ));
+        }
+        if f >= 0.0 {
             Number::from(f as u64)
-        } else if f < 0.0 && f >= i64::MIN as f64 {
-            Number::from(f as i64)
         } else {
-            number
+            Number::from(f as i64)
         }
     };
     *value = Value::Number(normalized);
@@ -132,14 +169,6 @@ fn int(kind: IntKind, label: &str, value: &mut Value) -> Result<(), String> {
 fn float(kind: FloatKind, label: &str, value: &mut Value) -> Result<(), String> {
     let f = match value {
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-        Value::String(s) => match number_value(s.trim()) {
-            Some(number) => {
-                let f = number.as_f64().unwrap_or(f64::NAN);
-                *value = number;
-                f
-            }
-            None => return Err(mismatch(&format!("a number ({label})"), value)),
-        },
         other => return Err(mismatch(&format!("a number ({label})"), other)),
     };
     if kind == FloatKind::F32 && f.abs() > f64::from(f32::MAX) {
@@ -151,12 +180,20 @@ fn float(kind: FloatKind, label: &str, value: &mut Value) -> Result<(), String> 
     Ok(())
 }
 
+/// A string for a text scalar: any string for text, UUIDs and URLs (their own readers check
+/// their form), an ISO 8601 form for dates and times.
 #[cfg(feature = "chrono")]
 fn temporal(scalar: Scalar, label: &str, value: &mut Value) -> Result<(), String> {
     use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime};
     let Value::String(text) = value else {
         return Ok(());
     };
+    if !matches!(
+        scalar,
+        Scalar::Date | Scalar::Time | Scalar::DateTime | Scalar::DateTimeOffset
+    ) {
+        return Ok(());
+    }
     let s = text.trim();
     let refused = |hint: &str| format!("Must be {hint}; got {}.", Value::from(clip(s)));
     let ok = match scalar {

@@ -7,6 +7,7 @@ use crate::result::{IssueKind, ResultIssue};
 use crate::shape::{EnumShape, Field, Node, NodeId, Scalar, SeqKind, ShapeGraph, StructKind};
 
 use super::enums;
+use super::findings::Findings;
 use super::path::Path;
 use super::rules;
 use super::scalar::{self, mismatch};
@@ -21,7 +22,11 @@ const ANYTHING: NodeId = NodeId(u32::MAX);
 /// The walk over one reply.
 pub(crate) struct Walker<'g> {
     pub graph: &'g ShapeGraph,
-    pub issues: Vec<ResultIssue>,
+    /// The findings so far, bounded.
+    pub issues: Findings,
+    /// The doubles (bits, sorted) that numbers of the reply read as by losing their fraction:
+    /// no integer is read from them.
+    pub lossy: Vec<u64>,
     depth: usize,
     /// Shape steps taken so far, trials of untagged variants included.
     steps: usize,
@@ -41,7 +46,8 @@ impl<'g> Walker<'g> {
     pub(crate) fn new(graph: &'g ShapeGraph) -> Self {
         Walker {
             graph,
-            issues: Vec::new(),
+            issues: Findings::new(),
+            lossy: Vec::new(),
             depth: 0,
             steps: 0,
         }
@@ -51,7 +57,8 @@ impl<'g> Walker<'g> {
     pub(crate) fn trial(&self) -> Walker<'g> {
         Walker {
             graph: self.graph,
-            issues: Vec::new(),
+            issues: Findings::new(),
+            lossy: self.lossy.clone(),
             depth: self.depth,
             steps: self.steps,
         }
@@ -98,7 +105,7 @@ impl<'g> Walker<'g> {
     fn node(&mut self, id: NodeId, value: &mut Value, path: &Path<'_>) {
         let graph = self.graph;
         let node = graph.node(id);
-        if value.is_null() && !accepts_null(graph, node) {
+        if value.is_null() && !graph.accepts(id).null {
             let message = format!("Must not be null: write a {}.", graph.label(id));
             self.shape_issue(path, message);
             return;
@@ -110,7 +117,7 @@ impl<'g> Walker<'g> {
                 }
             }
             Node::Scalar(s) => {
-                if let Err(message) = scalar::check(*s, &label_of(graph, id, *s), value) {
+                if let Err(message) = scalar::check(*s, &graph.label(id), value, &self.lossy) {
                     self.shape_issue(path, message);
                 }
             }
@@ -197,7 +204,7 @@ impl<'g> Walker<'g> {
             self.shape_issue(path, message);
             return;
         };
-        let key_node = self.graph.resolve(self.graph.strip_option(key));
+        let key_node = self.graph.accepts(key).id;
         let mut renames: Vec<(usize, String)> = Vec::new();
         for (index, name) in map.keys().enumerate() {
             match self.map_key(key_node, name) {
@@ -222,8 +229,10 @@ impl<'g> Walker<'g> {
     /// Checks a map key against its shape; `Ok(Some(name))` renames it (an enum name's case).
     fn map_key(&self, key: NodeId, name: &str) -> Result<Option<String>, String> {
         match self.graph.node(key) {
-            Node::Scalar(Scalar::Int(kind)) => match name.trim().parse::<i128>() {
-                Ok(v) if v >= kind.min() && v <= kind.max() => Ok(None),
+            // Written exactly as the integer is (no sign, zeros or spaces more), so no two keys
+            // read as the same one.
+            Node::Scalar(Scalar::Int(kind)) => match name.parse::<i128>() {
+                Ok(v) if v >= kind.min() && v <= kind.max() && v.to_string() == name => Ok(None),
                 _ => Err(format!(
                     "The key must be a whole number from {} to {}; got {}.",
                     kind.min(),
@@ -319,11 +328,18 @@ impl<'g> Walker<'g> {
             let here = path.key(name);
             match member {
                 Some(member) => {
-                    let before = self.issues.len();
+                    let before = self.issues.total();
                     self.walk(member.field.ty, element, &here);
                     // A value of the wrong shape is reported once, not again by its rules.
-                    if self.issues.len() == before {
-                        rules::check(&member.field.rules, element, &here, &mut self.issues);
+                    if self.issues.total() == before && !member.field.rules.is_empty() {
+                        let target = self.graph.rule_target(member.field.ty);
+                        rules::check(
+                            &member.field.rules,
+                            element,
+                            target,
+                            &here,
+                            &mut self.issues,
+                        );
                     }
                 }
                 None => {
@@ -380,25 +396,6 @@ impl<'g> Walker<'g> {
 /// True when `name` is the field's wire name or one of its aliases, exactly.
 fn is_named(field: &Field, name: &str) -> bool {
     field.name == name || field.aliases.iter().any(|a| a == name)
-}
-
-/// True when `null` is a valid reply for `node`.
-fn accepts_null(graph: &ShapeGraph, node: &Node) -> bool {
-    match node {
-        Node::Option(_) | Node::Reserved => true,
-        Node::Scalar(s) => matches!(s, Scalar::Unit | Scalar::Json),
-        Node::Struct(s) => match &s.kind {
-            StructKind::Unit => true,
-            StructKind::Newtype(inner) => accepts_null(graph, graph.node(*inner)),
-            _ => false,
-        },
-        Node::Enum(e) => matches!(e.repr, crate::shape::EnumRepr::Untagged),
-        _ => false,
-    }
-}
-
-fn label_of(graph: &ShapeGraph, id: NodeId, _s: Scalar) -> String {
-    graph.label(id)
 }
 
 /// Renames the keys at the given positions, keeping the order; a name that collides reports.

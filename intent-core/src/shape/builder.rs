@@ -1,6 +1,7 @@
 //! Building a [`ShapeGraph`].
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use super::{Node, NodeId, Scalar};
 
@@ -9,11 +10,11 @@ use super::{Node, NodeId, Scalar};
 /// Named types are registered once under their Rust type name, so recursive types form cycles.
 ///
 /// ```
-/// use intent_core::shape::{Node, Scalar, ShapeGraph};
+/// use intent_core::__private::shape::{Node, Scalar, ShapeGraph};
 ///
 /// let mut graph = ShapeGraph::new();
 /// let text = graph.scalar(Scalar::String);
-/// let list = graph.add(Node::Seq { item: text, kind: intent_core::shape::SeqKind::List });
+/// let list = graph.add(Node::Seq { item: text, kind: intent_core::__private::shape::SeqKind::List });
 /// assert_eq!(graph.label(list), "List<string>");
 /// ```
 #[derive(Debug, Clone, Default)]
@@ -21,6 +22,9 @@ pub struct ShapeGraph {
     nodes: Vec<Node>,
     named: HashMap<&'static str, NodeId>,
     scalars: HashMap<ScalarKey, NodeId>,
+    /// What each node accepts, once the graph is read (see [`ShapeGraph::accepts`]); cleared by
+    /// every change.
+    pub(super) accepts: OnceLock<Vec<(NodeId, bool)>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -73,6 +77,7 @@ impl ShapeGraph {
     /// Adds an anonymous node and returns its id.
     pub fn add(&mut self, node: Node) -> NodeId {
         let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
+        self.accepts = OnceLock::new();
         self.nodes.push(node);
         id
     }
@@ -93,13 +98,13 @@ impl ShapeGraph {
     /// itself gets its own id back instead of recursing forever.
     ///
     /// ```
-    /// use intent_core::shape::{Node, ShapeGraph, StructKind, StructShape};
+    /// use intent_core::__private::shape::{Node, ShapeGraph, StructKind, StructShape};
     ///
     /// let mut graph = ShapeGraph::new();
     /// let first = graph.named("my::Tree", |graph, me| {
     ///     // a member of the type's own type resolves to `me`
     ///     assert_eq!(graph.named("my::Tree", |_, _| unreachable!()), me);
-    ///     Node::Struct(StructShape { name: "Tree".into(), doc: None, kind: StructKind::Named(Vec::new()) })
+    ///     Node::Struct(StructShape::new("Tree", StructKind::Named(Vec::new())))
     /// });
     /// assert_eq!(graph.label(first), "Tree");
     /// ```
@@ -114,6 +119,7 @@ impl ShapeGraph {
         let id = self.add(Node::Reserved);
         self.named.insert(key, id);
         let node = build(self, id);
+        self.accepts = OnceLock::new();
         self.nodes[id.index()] = node;
         id
     }
@@ -131,6 +137,7 @@ impl ShapeGraph {
 
     /// Replaces a node (used to fill a reserved one).
     pub fn set(&mut self, id: NodeId, node: Node) {
+        self.accepts = OnceLock::new();
         if let Some(slot) = self.nodes.get_mut(id.index()) {
             *slot = node;
         }

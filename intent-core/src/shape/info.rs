@@ -41,7 +41,7 @@ pub struct TypeInfo {
     /// The member rules in words, computed on first use.
     rule_lines: OnceLock<Vec<String>>,
     /// Whether replies may take the reader's fast path, computed on first use.
-    fast_read: OnceLock<bool>,
+    fast_read: OnceLock<u8>,
     /// The envelope schema as requests carry it, serialized on first use.
     request_schema: OnceLock<Option<SharedSchema>>,
 }
@@ -71,6 +71,7 @@ impl TypeInfo {
     }
 
     /// Builds the views of the shape `root` of `graph`.
+    #[doc(hidden)]
     pub fn from_graph(graph: ShapeGraph, root: NodeId) -> TypeInfo {
         let description = graph.describe(root);
         let text = matches!(
@@ -106,11 +107,13 @@ impl TypeInfo {
     }
 
     /// The shape graph.
+    #[doc(hidden)]
     pub fn graph(&self) -> &ShapeGraph {
         &self.graph
     }
 
     /// The root node of the type in [`graph`](Self::graph).
+    #[doc(hidden)]
     pub fn root(&self) -> NodeId {
         self.root
     }
@@ -149,6 +152,7 @@ impl TypeInfo {
 
     /// True when an object reply with `value` and other keys may be the bare value itself: the target
     /// is a map or JSON object, or has a member of its own named `value`.
+    #[doc(hidden)]
     pub fn accepts_envelope_lookalike(&self) -> bool {
         let id = self.graph.resolve(self.graph.strip_option(self.root));
         match self.graph.node(id) {
@@ -174,8 +178,8 @@ impl TypeInfo {
             .get_or_init(|| self.graph.rule_lines(self.root))
     }
 
-    /// Whether replies may take the reader's fast path (decided once per type).
-    pub(crate) fn fast_read(&self, decide: impl FnOnce(&ShapeGraph, NodeId) -> bool) -> bool {
+    /// How replies may take the reader's fast path (the reader's plan, decided once per type).
+    pub(crate) fn fast_read(&self, decide: impl FnOnce(&ShapeGraph, NodeId) -> u8) -> u8 {
         *self
             .fast_read
             .get_or_init(|| decide(&self.graph, self.root))

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
+use intent_core::__private::shape::{Field, Node, NodeId, ShapeGraph, StructKind, StructShape};
 use intent_core::catalog::{Catalog, IntentShape};
 use intent_core::prelude::*;
-use intent_core::shape::{Field, Node, NodeId, ShapeGraph, StructKind, StructShape};
 use intent_core::ResponseFormat;
 use intent_core::{IntentError, IssueKind};
 use serde::Deserialize;
@@ -33,11 +33,7 @@ fn struct_shape(
             .iter()
             .map(|(member, shape)| Field::new(*member, shape(graph)))
             .collect();
-        Node::Struct(StructShape {
-            name: name.into(),
-            doc: None,
-            kind: StructKind::Named(fields),
-        })
+        Node::Struct(StructShape::new(name, StructKind::Named(fields)))
     })
 }
 

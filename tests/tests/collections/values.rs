@@ -3,8 +3,10 @@
 use std::collections::{BTreeMap, HashMap};
 
 use indexmap::IndexMap;
+use intent_core::__private::shape::{
+    Field, Node, NodeId, Scalar, ShapeGraph, StructKind, StructShape,
+};
 use intent_core::prelude::*;
-use intent_core::shape::{Field, Node, NodeId, Scalar, ShapeGraph, StructKind, StructShape};
 use intent_core::IssueKind;
 use intent_core::ResponseFormat;
 use serde::Deserialize;
@@ -34,14 +36,13 @@ impl Intent for Triage {
         graph.named(std::any::type_name::<Self>(), |graph, _| {
             let topic = graph.scalar(Scalar::String);
             let urgent = graph.scalar(Scalar::Bool);
-            Node::Struct(StructShape {
-                name: "Triage".into(),
-                doc: None,
-                kind: StructKind::Named(vec![
+            Node::Struct(StructShape::new(
+                "Triage",
+                StructKind::Named(vec![
                     Field::new("topic", topic),
                     Field::new("urgent", urgent),
                 ]),
-            })
+            ))
         })
     }
 }

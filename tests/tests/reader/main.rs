@@ -2,5 +2,6 @@
 
 mod common;
 mod corpus;
+mod no_wrong_value;
 mod props;
 mod typed_output;

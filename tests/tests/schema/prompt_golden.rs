@@ -7,10 +7,10 @@ use std::collections::HashMap;
 
 use chrono::NaiveDate;
 use intent_core::__private::prompt;
-use intent_core::prelude::*;
-use intent_core::shape::{
+use intent_core::__private::shape::{
     Field, Node, NodeId, Rules, ShapeGraph, StructKind, StructShape, TypeInfo,
 };
+use intent_core::prelude::*;
 use intent_core::{AiRequest, ResponseFormat};
 use intent_core::{IssueKind, ResultIssue};
 use serde::Deserialize;
@@ -41,16 +41,17 @@ impl Intent for PurchaseRequest {
             deliver_by.required = false;
             deliver_by.doc =
                 Some("The day the goods must arrive, when the email gives one.".into());
-            Node::Struct(StructShape {
-                name: "PurchaseRequest".into(),
-                doc: Some("A purchase request read from an email.".into()),
-                kind: StructKind::Named(vec![
+            let mut shape = StructShape::new(
+                "PurchaseRequest",
+                StructKind::Named(vec![
                     Field::new("contact", text),
                     Field::new("sku", text),
                     quantity,
                     deliver_by,
                 ]),
-            })
+            );
+            shape.doc = Some("A purchase request read from an email.".into());
+            Node::Struct(shape)
         })
     }
 }

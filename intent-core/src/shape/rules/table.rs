@@ -26,7 +26,7 @@
 //!
 //! ```
 //! use intent_core::__private::rule_table::{fits, misfit, RuleKind, RuleNaming};
-//! use intent_core::shape::RuleTarget;
+//! use intent_core::__private::shape::RuleTarget;
 //!
 //! assert!(fits(RuleKind::Pattern, RuleTarget::Text));
 //! assert!(!fits(RuleKind::MaxLength, RuleTarget::Number));

@@ -6,7 +6,7 @@
 use std::any::type_name;
 use std::collections::{BTreeMap, BTreeSet};
 
-use intent_core::shape::{
+use intent_core::__private::shape::{
     EnumRepr, EnumShape, Field, Node, NodeId, Pattern, ShapeGraph, StructKind, StructShape,
     Variant, VariantKind,
 };
@@ -14,11 +14,7 @@ use intent_core::Intent;
 use serde::{Deserialize, Serialize};
 
 fn object(name: &'static str, fields: Vec<Field>) -> Node {
-    Node::Struct(StructShape {
-        name: name.into(),
-        doc: None,
-        kind: StructKind::Named(fields),
-    })
+    Node::Struct(StructShape::new(name, StructKind::Named(fields)))
 }
 
 fn optional(mut field: Field) -> Field {
@@ -27,22 +23,11 @@ fn optional(mut field: Field) -> Field {
 }
 
 fn variant(name: &'static str, kind: VariantKind) -> Variant {
-    Variant {
-        name: name.into(),
-        aliases: Vec::new(),
-        doc: None,
-        kind,
-        other: false,
-    }
+    Variant::new(name, kind)
 }
 
 fn enumeration(name: &'static str, repr: EnumRepr, variants: Vec<Variant>) -> Node {
-    Node::Enum(EnumShape {
-        name: name.into(),
-        doc: None,
-        repr,
-        variants,
-    })
+    Node::Enum(EnumShape::new(name, repr, variants))
 }
 
 /// A purchase request with rules: quantity 1..=1000, a SKU pattern, a contact of at most 40 characters.
@@ -368,7 +353,7 @@ impl Intent for Tree {
             let name = Field::new("name", String::shape(graph));
             let children = graph.add(Node::Seq {
                 item: me,
-                kind: intent_core::shape::SeqKind::List,
+                kind: intent_core::__private::shape::SeqKind::List,
             });
             object("Tree", vec![name, Field::new("children", children)])
         })

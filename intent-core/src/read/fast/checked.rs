@@ -19,20 +19,20 @@ use serde::de::{
 
 use crate::shape::{Field, NodeId, Variant, VariantKind};
 
-use super::rules::Seen;
-use super::skim::{refuse, Elements, Skim};
+use super::super::rules::Seen;
+use super::place::{refuse, Elements, Place};
 
-/// A deserializer whose values are checked against `skim`'s place in the shape.
+/// A deserializer whose values are checked against their place in the shape.
 pub(super) struct Checked<'g, D> {
     inner: D,
-    skim: Skim<'g>,
+    place: Place<'g>,
 }
 
-/// A seed reading a `T` checked against `skim`'s place.
-pub(super) fn seed<T>(skim: Skim<'_>) -> CheckedSeed<'_, PhantomData<T>> {
+/// A seed reading a `T` checked against its place in the shape.
+pub(super) fn seed<T>(place: Place<'_>) -> CheckedSeed<'_, PhantomData<T>> {
     CheckedSeed {
         seed: PhantomData,
-        skim,
+        place,
     }
 }
 
@@ -42,7 +42,7 @@ impl<'g, D> Checked<'g, D> {
             self.inner,
             Check {
                 visitor,
-                at: At::Node(self.skim),
+                at: At::Node(self.place),
             },
         )
     }
@@ -64,6 +64,7 @@ macro_rules! forward {
     };
 }
 
+/// Forwards every `deserialize_*` method but `ignored_any`.
 macro_rules! forward_all_but_ignored {
     () => {
         forward! {
@@ -121,7 +122,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
 /// A seed whose value is read through [`Checked`].
 pub(super) struct CheckedSeed<'g, S> {
     seed: S,
-    skim: Skim<'g>,
+    place: Place<'g>,
 }
 
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, S> {
@@ -129,7 +130,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, S> {
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<S::Value, D::Error> {
         self.seed.deserialize(Checked {
             inner: d,
-            skim: self.skim,
+            place: self.place,
         })
     }
 }
@@ -137,15 +138,15 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, S> {
 /// What a visited value must be: a value at a node, or the content of a tuple or struct variant.
 #[derive(Clone, Copy)]
 enum At<'g> {
-    Node(Skim<'g>),
-    Items(Skim<'g>, &'g [NodeId]),
-    Fields(Skim<'g>, &'g [Field]),
+    Node(Place<'g>),
+    Items(Place<'g>, &'g [NodeId]),
+    Fields(Place<'g>, &'g [Field]),
 }
 
 impl<'g> At<'g> {
-    fn node<E: de::Error>(self) -> Result<Skim<'g>, E> {
+    fn node<E: de::Error>(self) -> Result<Place<'g>, E> {
         match self {
-            At::Node(skim) => Ok(skim),
+            At::Node(place) => Ok(place),
             _ => Err(refuse()),
         }
     }
@@ -179,15 +180,16 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
         self.visitor.visit_u64(v)
     }
 
+    // Integers beyond 64 bits are left to the lenient path, which refuses them: both paths have
+    // one outcome.
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<V::Value, E> {
-        self.at.node()?.number(v as f64, Some(v))?;
-        self.visitor.visit_i128(v)
+        let v = i64::try_from(v).map_err(|_| refuse::<E>())?;
+        self.visit_i64(v)
     }
 
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<V::Value, E> {
-        let int = i128::try_from(v).map_err(|_| refuse::<E>())?;
-        self.at.node()?.number(v as f64, Some(int))?;
-        self.visitor.visit_u128(v)
+        let v = u64::try_from(v).map_err(|_| refuse::<E>())?;
+        self.visit_u64(v)
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
@@ -221,25 +223,25 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
-        let skim = self.at.node()?.some();
-        self.visitor.visit_some(Checked { inner: d, skim })
+        let place = self.at.node()?.some();
+        self.visitor.visit_some(Checked { inner: d, place })
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
-        let skim = self.at.node()?.newtype();
+        let place = self.at.node()?.newtype();
         self.visitor
-            .visit_newtype_struct(Checked { inner: d, skim })
+            .visit_newtype_struct(Checked { inner: d, place })
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
-        let (skim, elements, node) = match self.at {
-            At::Node(skim) => (skim, skim.elements()?, true),
-            At::Items(skim, items) => (skim, Elements::Fixed(items), false),
+        let (place, elements, node) = match self.at {
+            At::Node(place) => (place, place.elements()?, true),
+            At::Items(place, items) => (place, Elements::Fixed(items), false),
             At::Fields(..) => return Err(refuse()),
         };
         let mut checked = CheckedSeq {
             inner: seq,
-            skim,
+            place,
             elements,
             count: 0,
             done: false,
@@ -256,20 +258,20 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
             return Err(refuse());
         }
         if node {
-            skim.rules_pass(Seen::Items(checked.count))?;
+            place.rules_pass(Seen::Items(checked.count))?;
         }
         Ok(value)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        let (skim, fields) = match self.at {
-            At::Node(skim) => (skim, skim.fields()?),
-            At::Fields(skim, fields) => (skim, fields),
+        let (place, fields) = match self.at {
+            At::Node(place) => (place, place.fields()?),
+            At::Fields(place, fields) => (place, fields),
             At::Items(..) => return Err(refuse()),
         };
         let mut checked = CheckedMap {
             inner: map,
-            skim,
+            place,
             fields,
             seen: Marks::new(fields.len()),
             pending: None,
@@ -282,11 +284,11 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
     }
 
     fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
-        let skim = self.at.node()?;
-        let variants = skim.variants()?;
+        let place = self.at.node()?;
+        let variants = place.variants()?;
         self.visitor.visit_enum(CheckedEnum {
             inner: data,
-            skim,
+            place,
             variants,
         })
     }
@@ -295,7 +297,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
 /// An array's elements, each read at its node and counted.
 struct CheckedSeq<'g, A> {
     inner: A,
-    skim: Skim<'g>,
+    place: Place<'g>,
     elements: Elements<'g>,
     count: usize,
     done: bool,
@@ -322,8 +324,8 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, A> {
                 }
             },
         };
-        let skim = self.skim.at(id, None);
-        match self.inner.next_element_seed(CheckedSeed { seed, skim })? {
+        let place = self.place.at(id, None);
+        match self.inner.next_element_seed(CheckedSeed { seed, place })? {
             Some(value) => {
                 self.count += 1;
                 Ok(Some(value))
@@ -379,7 +381,7 @@ impl Marks {
 /// An object's members: each name checked, each value read at its member's node and rules.
 struct CheckedMap<'g, A> {
     inner: A,
-    skim: Skim<'g>,
+    place: Place<'g>,
     fields: &'g [Field],
     seen: Marks,
     pending: Option<usize>,
@@ -438,8 +440,8 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'_, A> {
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
         let index = self.pending.take().ok_or_else(refuse)?;
-        let skim = self.skim.field(&self.fields[index]);
-        self.inner.next_value_seed(CheckedSeed { seed, skim })
+        let place = self.place.field(&self.fields[index]);
+        self.inner.next_value_seed(CheckedSeed { seed, place })
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -450,7 +452,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'_, A> {
 /// An externally tagged enum: the variant's name checked, its content read at the variant's nodes.
 struct CheckedEnum<'g, A> {
     inner: A,
-    skim: Skim<'g>,
+    place: Place<'g>,
     variants: &'g [Variant],
 }
 
@@ -469,7 +471,7 @@ impl<'de, 'g, A: EnumAccess<'de>> EnumAccess<'de> for CheckedEnum<'g, A> {
             value,
             CheckedVariant {
                 inner: variant,
-                skim: self.skim,
+                place: self.place,
                 kind: &self.variants[index].kind,
             },
         ))
@@ -479,7 +481,7 @@ impl<'de, 'g, A: EnumAccess<'de>> EnumAccess<'de> for CheckedEnum<'g, A> {
 /// A variant's content, read as the shape's variant says.
 struct CheckedVariant<'g, A> {
     inner: A,
-    skim: Skim<'g>,
+    place: Place<'g>,
     kind: &'g VariantKind,
 }
 
@@ -496,8 +498,8 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for CheckedVariant<'_, A> {
     fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, A::Error> {
         match self.kind {
             VariantKind::Newtype(inner) => {
-                let skim = self.skim.at(*inner, None);
-                self.inner.newtype_variant_seed(CheckedSeed { seed, skim })
+                let place = self.place.at(*inner, None);
+                self.inner.newtype_variant_seed(CheckedSeed { seed, place })
             }
             _ => Err(refuse()),
         }
@@ -506,7 +508,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for CheckedVariant<'_, A> {
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
         match self.kind {
             VariantKind::Tuple(items) => {
-                let at = At::Items(self.skim, items);
+                let at = At::Items(self.place, items);
                 self.inner.tuple_variant(len, Check { visitor, at })
             }
             _ => Err(refuse()),
@@ -520,7 +522,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for CheckedVariant<'_, A> {
     ) -> Result<V::Value, A::Error> {
         match self.kind {
             VariantKind::Struct(shape_fields) => {
-                let at = At::Fields(self.skim, shape_fields);
+                let at = At::Fields(self.place, shape_fields);
                 self.inner.struct_variant(fields, Check { visitor, at })
             }
             _ => Err(refuse()),
@@ -555,7 +557,7 @@ impl Names<'_> {
                 .iter()
                 .position(|v| v.name == name || v.aliases.iter().any(|a| a == name))
                 .or_else(|| {
-                    let other = super::enums::other_taking(variants, name)?;
+                    let other = super::super::enums::other_taking(variants, name)?;
                     variants.iter().position(|v| std::ptr::eq(v, other))
                 }),
         };
