@@ -20,9 +20,9 @@ use intent_core::__private::shape::{
     EnumRepr, EnumShape, Field, Node, NodeId, ShapeGraph, StructKind, StructShape, Variant,
     VariantKind,
 };
-use intent_core::AiRequest;
 use intent_core::prelude::*;
 use intent_core::provider::FinishReason;
+use intent_core::AiRequest;
 use intent_core::IssueKind;
 use serde::Deserialize;
 use serde_json::{json, Value};

@@ -55,7 +55,7 @@ fn held_json(info: &TypeInfo, value: &Value) -> Option<Parsed> {
     };
     if !wants_structure(info)
         || !text
-            .trim_start_matches(lenient::is_space)
+            .trim_start_matches(super::text::is_space)
             .starts_with(['{', '['])
     {
         return None;
@@ -63,7 +63,7 @@ fn held_json(info: &TypeInfo, value: &Value) -> Option<Parsed> {
     let parsed = lenient::parse_at(text, 0).ok()?;
     text[parsed.end..]
         .chars()
-        .all(lenient::is_space)
+        .all(super::text::is_space)
         .then_some(parsed)
 }
 

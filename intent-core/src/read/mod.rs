@@ -52,6 +52,7 @@ mod number;
 mod path;
 mod rules;
 mod scalar;
+mod text;
 mod verify;
 
 pub use findings::MAX_FINDINGS;

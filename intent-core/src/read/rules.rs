@@ -10,9 +10,9 @@ pub(crate) use crate::shape::number as num;
 use crate::shape::{plural, RuleTarget, Rules};
 
 use super::findings::Findings;
-use super::lenient::clip;
 use super::number;
 use super::path::Path;
+use super::text::clip;
 
 /// A value a rule can look at, borrowed from the reply: the checks never allocate unless they fail.
 #[derive(Debug, Clone, Copy)]

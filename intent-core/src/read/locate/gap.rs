@@ -6,8 +6,8 @@
 //! (`"b": {...}`); after a bare string, an odd number of quotes (`"A 27" monitor"`). Such an
 //! answer is a part of something larger that did not parse, never the answer.
 
-use super::super::lenient::is_space;
 use super::super::number;
+use super::super::text::is_space;
 use super::scan::{literal, literal_value};
 
 /// True when the text after an answer continues it as JSON would: `rest` is all the text after

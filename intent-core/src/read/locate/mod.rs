@@ -45,7 +45,7 @@ use crate::result::{IssueKind, ResultIssue};
 use crate::shape::{Kinds, TypeInfo};
 
 use super::answer::{self, Answer};
-use super::lenient::{clip, position};
+use super::text::{clip, position};
 use scan::{Candidate, Form};
 
 /// What a model is asked to reply, added to issues about the reply's form.
@@ -53,7 +53,7 @@ pub(crate) const REPLY_FORM: &str = "Reply with one JSON object {\"value\": ...}
 
 /// The reply's answer, read and normalized, or every issue that keeps the reply from having one.
 pub(crate) fn locate(info: &TypeInfo, text: &str) -> Result<Answer, Vec<ResultIssue>> {
-    if text.trim_matches(super::lenient::is_space).is_empty() {
+    if text.trim_matches(super::text::is_space).is_empty() {
         return Err(parse_issue(format!("The reply was empty. {REPLY_FORM}")));
     }
     let found = scan::scan(text);
@@ -129,7 +129,7 @@ pub(crate) fn split_reasoning(text: &str) -> (Cow<'_, str>, Option<String>) {
     for block in &blocks {
         answer.push_str(&text[from..block.whole.start]);
         from = block.whole.end;
-        let content = text[block.content.clone()].trim_matches(super::lenient::is_space);
+        let content = text[block.content.clone()].trim_matches(super::text::is_space);
         if !content.is_empty() {
             reasoning.push(content);
         }
@@ -137,7 +137,7 @@ pub(crate) fn split_reasoning(text: &str) -> (Cow<'_, str>, Option<String>) {
     answer.push_str(&text[from..]);
     let reasoning = (!reasoning.is_empty()).then(|| reasoning.join("\n\n"));
     (
-        Cow::Owned(answer.trim_matches(super::lenient::is_space).to_owned()),
+        Cow::Owned(answer.trim_matches(super::text::is_space).to_owned()),
         reasoning,
     )
 }
@@ -155,7 +155,7 @@ fn is_relevant(info: &TypeInfo, kinds: Kinds, candidate: &Candidate) -> bool {
     if let Value::String(text) = value {
         if answer::wants_structure(info)
             && text
-                .trim_start_matches(super::lenient::is_space)
+                .trim_start_matches(super::text::is_space)
                 .starts_with(['{', '['])
         {
             own = own.or(Kinds::OBJECT).or(Kinds::ARRAY);
@@ -182,12 +182,12 @@ fn surroundings(kinds: Kinds, text: &str, candidate: &Candidate) -> Result<(), V
         return Err(parse_issue(format!(
             "The reply's JSON value {} is followed by `{}`, which looks like more JSON but is not part of the value; reply with exactly one complete JSON value (a quote inside a string is written \\\").",
             shown(text, candidate),
-            clip(text[candidate.end..].trim_matches(super::lenient::is_space))
+            clip(text[candidate.end..].trim_matches(super::text::is_space))
         )));
     }
     let before = &text[..candidate.start];
     if gap::debris_before(before) {
-        let shown_before = before.trim_matches(super::lenient::is_space);
+        let shown_before = before.trim_matches(super::text::is_space);
         let tail = shown_before
             .char_indices()
             .rev()

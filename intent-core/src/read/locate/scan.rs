@@ -10,8 +10,9 @@
 
 use std::ops::Range;
 
-use super::super::lenient::{self, is_space, ParseError, Parsed};
+use super::super::lenient::{self, ParseError, Parsed};
 use super::super::number;
+use super::super::text::is_space;
 
 /// The reasoning tags: `<think>`, `<thinking>`, `<reasoning>` (any case).
 const TAGS: [&str; 3] = ["thinking", "think", "reasoning"];
@@ -326,7 +327,7 @@ impl Scanner<'_> {
                         let token = rest.split(is_space).next().unwrap_or(rest);
                         self.out.leading_error.get_or_insert(format!(
                             "`{}` is not a JSON number; write a number such as 4250 or 0.75",
-                            lenient::clip(token)
+                            super::super::text::clip(token)
                         ));
                         return None;
                     }
