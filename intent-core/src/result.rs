@@ -48,6 +48,9 @@ pub enum IssueKind {
     Request,
     /// A limit of the call was reached: attempts, token budget, deadline.
     Limit,
+    /// An empty list answer to an input that is not empty: questioned once per call, then taken
+    /// as honest.
+    Empty,
 }
 
 /// One finding about a reply or a call, written for the model to act on.

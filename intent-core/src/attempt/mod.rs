@@ -8,6 +8,7 @@
 
 mod answer;
 mod check;
+mod empty;
 mod finish;
 mod limits;
 
@@ -119,7 +120,15 @@ async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
             )])
         }
     };
-    let verify = |text: &str| check::read_checked(&info, &checks, &json_checks, text);
+    let max_attempts = Limits::new(client, &options).max_attempts;
+    let empty_lists = empty::EmptyListPolicy::new(&info, &input, max_attempts);
+    let verify = |text: &str| {
+        let value = check::read_checked(&info, &checks, &json_checks, text)?;
+        match empty_lists.check(text) {
+            Some(issue) => Err(vec![issue]),
+            None => Ok(value),
+        }
+    };
     run_plan(client, &plan, &input, intent, &options, &verify).await
 }
 

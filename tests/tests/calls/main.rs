@@ -1,6 +1,7 @@
 //! Integration tests: calls (one binary, one module per theme).
 
 mod cache;
+mod empty_lists;
 mod input_before_any_call;
 mod input_serialization;
 mod judge;
