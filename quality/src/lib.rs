@@ -30,7 +30,7 @@ pub use score::{score_case, score_rows, Summary};
 /// Writes rows as JSON lines.
 ///
 /// ```
-/// let rows = vec![intent_quality::Row { id: "a".into(), output: None, error: Some("no".into()), calls: 1, tokens_in: 1, tokens_out: 0 }];
+/// let rows = vec![intent_quality::Row { id: "a".into(), output: None, error: Some("no".into()), calls: 1, tokens_in: 1, tokens_out: 0, retried_on: vec![] }];
 /// let text = intent_quality::to_json_lines(&rows);
 /// assert_eq!(text.lines().count(), 1);
 /// ```

@@ -30,7 +30,7 @@ impl fmt::Display for Variant {
 /// One case's outcome, as `score.py` reads it (one JSON object per line).
 ///
 /// ```
-/// let row = intent_quality::Row { id: "v1".into(), output: Some("Minor".into()), error: None, calls: 1, tokens_in: 90, tokens_out: 4 };
+/// let row = intent_quality::Row { id: "v1".into(), output: Some("Minor".into()), error: None, calls: 1, tokens_in: 90, tokens_out: 4, retried_on: vec![] };
 /// assert_eq!(serde_json::to_string(&row).unwrap(), r#"{"id":"v1","output":"Minor","error":null,"calls":1,"tokens_in":90,"tokens_out":4}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,6 +47,10 @@ pub struct Row {
     pub tokens_in: u64,
     /// Output tokens over every call.
     pub tokens_out: u64,
+    /// The kinds of the findings (`Empty`, `Rule`, ...) on every attempt that was not the answer,
+    /// one entry per finding; empty when the first attempt was the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retried_on: Vec<String>,
 }
 
 /// The options every case is asked with: deterministic, and bounded.
@@ -87,6 +91,7 @@ pub async fn run_case(client: &IntentClient, case: &Case, variant: Variant) -> R
             calls: 0,
             tokens_in: 0,
             tokens_out: 0,
+            retried_on: Vec::new(),
         },
     }
 }
@@ -96,6 +101,13 @@ async fn ask<T: Intent + Serialize + Send>(client: &IntentClient, case: &Case) -
         .options(case_options())
         .await;
     let usage = result.usage();
+    let answered = usize::from(result.is_success());
+    let earlier = &result.attempts()[..result.attempts().len().saturating_sub(answered)];
+    let retried_on = earlier
+        .iter()
+        .flat_map(|attempt| &attempt.issues)
+        .map(|issue| format!("{:?}", issue.kind))
+        .collect();
     let error = (!result.is_success()).then(|| {
         result
             .issues()
@@ -114,5 +126,6 @@ async fn ask<T: Intent + Serialize + Send>(client: &IntentClient, case: &Case) -
         calls: u64::from(usage.calls),
         tokens_in: usage.input_tokens,
         tokens_out: usage.output_tokens,
+        retried_on,
     }
 }

@@ -19,7 +19,7 @@ use crate::run::Row;
 /// let set: CaseSet = serde_json::from_str(r#"{"cases": [
 ///     {"id": "a", "kind": "severity", "intent": "Rate.", "input": "typo", "expect": "Cosmetic"}
 /// ]}"#).unwrap();
-/// let rows = [Row { id: "a".into(), output: Some("cosmetic".into()), error: None, calls: 1, tokens_in: 10, tokens_out: 2 }];
+/// let rows = [Row { id: "a".into(), output: Some("cosmetic".into()), error: None, calls: 1, tokens_in: 10, tokens_out: 2, retried_on: vec![] }];
 /// let summary = score_rows(&set, &rows);
 /// assert_eq!((summary.cases, summary.exact), (1, 1));
 /// ```
