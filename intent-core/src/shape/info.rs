@@ -172,7 +172,7 @@ impl TypeInfo {
         }
     }
 
-    /// One line per member rule: `- lines[].quantity: at least 1`.
+    /// One line per member rule: ``- `quantity` of each element of `lines`: at least 1``.
     pub fn rule_lines(&self) -> &[String] {
         self.rule_lines
             .get_or_init(|| self.graph.rule_lines(self.root))
