@@ -105,7 +105,7 @@ impl OpenAiProvider {
         exchange: Exchange<'_>,
         what: &str,
     ) -> Result<T, ProviderError> {
-        let body = self.transport.exchange(exchange).await?;
+        let body = self.transport.batch_request(exchange).await?;
         read_json(&body, what, &self.name, &self.key)
     }
 
@@ -373,7 +373,7 @@ impl BatchApi for OpenAiProvider {
                 None,
                 true,
             )?;
-            self.transport.exchange(exchange).await.map(drop)
+            self.transport.batch_request(exchange).await.map(drop)
         })
     }
 }

@@ -36,7 +36,7 @@ pub(crate) struct Exchange<'a> {
 impl Transport {
     /// Sends `exchange` and returns the body of its successful (2xx) reply, read whole within
     /// `max_response_bytes`.
-    pub(crate) async fn exchange(&self, exchange: Exchange<'_>) -> Result<Vec<u8>, ProviderError> {
+    pub(crate) async fn batch_request(&self, exchange: Exchange<'_>) -> Result<Vec<u8>, ProviderError> {
         self.send_exchange(exchange, WholeBody).await
     }
 
