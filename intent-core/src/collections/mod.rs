@@ -39,6 +39,7 @@
 //! # });
 //! ```
 
+mod batch;
 mod call;
 mod chunk;
 mod each;
@@ -49,6 +50,7 @@ mod verify;
 #[cfg(feature = "progress-bar")]
 mod progress_bar;
 
+pub use batch::BatchOptions;
 pub use call::{CollectionCall, DEFAULT_CHUNK_SIZE, DEFAULT_CONCURRENCY};
 #[cfg(feature = "progress-bar")]
 pub use progress_bar::progress_bar;

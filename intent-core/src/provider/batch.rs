@@ -107,18 +107,6 @@ pub(crate) enum End {
     Cancelled,
 }
 
-impl End {
-    /// The provider's word for it, for messages.
-    pub(crate) fn describe(&self) -> String {
-        match self {
-            End::Completed => "completed".into(),
-            End::Failed(reason) => format!("failed ({reason})"),
-            End::Expired => "expired before its requests ran".into(),
-            End::Cancelled => "was cancelled".into(),
-        }
-    }
-}
-
 /// A batch as the provider reports it.
 #[derive(Debug, Clone)]
 pub(crate) struct Status {
