@@ -1,0 +1,5 @@
+//! Integration tests: batch runs through the providers' batch APIs, against a stateful batch
+//! server on 127.0.0.1, and `map_stream`.
+
+mod cycle;
+mod server;
