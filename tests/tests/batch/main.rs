@@ -2,4 +2,5 @@
 //! server on 127.0.0.1, and `map_stream`.
 
 mod cycle;
+mod resume;
 mod server;

@@ -59,6 +59,8 @@ pub struct Behaviour {
     pub cancel_keeps: usize,
     /// Extra lines written into every output (an unknown custom id, a line that is not JSON).
     pub junk_lines: bool,
+    /// The first creation's reply is a 500, though the batch was created.
+    pub lose_first_create_reply: bool,
 }
 
 impl Default for Behaviour {
@@ -69,6 +71,7 @@ impl Default for Behaviour {
             expire_keeping: None,
             cancel_keeps: 0,
             junk_lines: false,
+            lose_first_create_reply: false,
         }
     }
 }
@@ -271,7 +274,11 @@ impl State {
                         (line["custom_id"].as_str().unwrap().to_owned(), user)
                     })
                     .collect();
-                self.register(Some(file_id), requests)
+                let created = self.register(Some(file_id), requests);
+                if std::mem::take(&mut self.behaviour.lose_first_create_reply) {
+                    return ResponseTemplate::new(500).set_body_json(json!({"error": {"message": "lost"}}));
+                }
+                created
             }
             ("GET", ["v1", "batches"]) => {
                 let data: Vec<Value> = self.batches.iter().rev().map(|b| self.openai_batch(b)).collect();
