@@ -45,6 +45,7 @@ mod chunk;
 mod each;
 mod result;
 mod run;
+mod stream;
 mod verify;
 
 #[cfg(feature = "progress-bar")]
@@ -55,6 +56,7 @@ pub use call::{CollectionCall, DEFAULT_CHUNK_SIZE, DEFAULT_CONCURRENCY};
 #[cfg(feature = "progress-bar")]
 pub use progress_bar::progress_bar;
 pub use result::{ChunkRecord, CollectionResult, ElementIssue, Progress};
+pub use stream::{MapStream, StreamItem};
 
 use serde::Serialize;
 

@@ -4,3 +4,4 @@
 mod cycle;
 mod resume;
 mod server;
+mod stream;
