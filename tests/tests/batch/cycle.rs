@@ -83,12 +83,18 @@ async fn follow_up_round(api: Api) {
     })
     .await;
     let client = client(api, &server);
+    let reports = std::sync::Mutex::new(Vec::new());
     let result = client
         .map_each::<String>(&words(4), "Upper-case the word.")
         .chunk_size(2)
+        .on_progress(|p| reports.lock().unwrap().push(p))
         .batch(fast())
         .await;
     assert!(result.is_complete(), "{:?}", result.issues());
+    let reports = reports.into_inner().unwrap();
+    let done: Vec<usize> = reports.iter().map(|p| p.chunks_done).collect();
+    assert_eq!(done, vec![0, 1, 2], "progress after each round: {reports:?}");
+    assert!(reports.last().unwrap().is_finished());
     let first = &result.chunks()[0];
     assert_eq!(first.attempts.len(), 2);
     assert!(!first.attempts[0].issues.is_empty());

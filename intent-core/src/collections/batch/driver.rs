@@ -21,7 +21,8 @@ use crate::result::{AttemptRecord, IssueKind, ResultIssue, Usage};
 /// One chunk through the rounds.
 struct ChunkJob<O> {
     number: usize,
-    prepared: PreparedChunk,
+    /// Taken when the chunk's outcome goes to the collector.
+    prepared: Option<PreparedChunk>,
     attempts: Vec<AttemptRecord>,
     usage: Usage,
     value: Option<Vec<O>>,
@@ -79,7 +80,7 @@ pub(super) async fn run<K, O: Intent + Send>(
             let done = prepared.plan.is_err();
             ChunkJob {
                 number: i + 1,
-                prepared,
+                prepared: Some(prepared),
                 attempts: Vec::new(),
                 usage: Usage::default(),
                 value: None,
@@ -99,7 +100,9 @@ pub(super) async fn run<K, O: Intent + Send>(
             None => Ok(picked),
         });
     match provider {
-        Ok((provider, api)) => rounds(&shared, &mut jobs, provider, api, &options).await,
+        Ok((provider, api)) => {
+            rounds(&shared, &mut jobs, provider, api, &options, &mut collector).await;
+        }
         Err(issue) => {
             for job in jobs.iter_mut().filter(|j| !j.done) {
                 job.final_issues = vec![issue.clone()];
@@ -107,27 +110,38 @@ pub(super) async fn run<K, O: Intent + Send>(
             }
         }
     }
-    for job in jobs {
-        let ChunkJob {
-            number,
-            prepared,
-            attempts,
-            usage,
-            value,
-            final_issues,
-            ..
-        } = job;
+    for job in jobs.iter_mut().filter(|j| !j.done) {
+        // Every way out of the rounds ends its chunks; a chunk left open is still never silent.
+        job.final_issues = vec![ResultIssue::new(
+            IssueKind::Provider,
+            "The batch run ended before this chunk had an answer.",
+        )];
+        job.done = true;
+    }
+    collect_done(&shared, &mut jobs, &mut collector);
+    collector.finish(keys)
+}
+
+/// Hands every chunk that is over to the collector (which reports the progress), once.
+fn collect_done<O: Intent>(
+    shared: &Shared<'_, O>,
+    jobs: &mut [ChunkJob<O>],
+    collector: &mut Collector<'_, O>,
+) {
+    for job in jobs.iter_mut().filter(|j| j.done) {
+        let Some(prepared) = job.prepared.take() else {
+            continue;
+        };
         collector.add(conclude_chunk(
-            &shared,
-            number,
+            shared,
+            job.number,
             prepared,
-            value,
-            final_issues,
-            attempts,
-            usage,
+            job.value.take(),
+            std::mem::take(&mut job.final_issues),
+            std::mem::take(&mut job.attempts),
+            job.usage,
         ));
     }
-    collector.finish(keys)
 }
 
 /// The provider a batch run submits to: the one the options name, or the primary. A batch run
@@ -165,19 +179,23 @@ async fn rounds<O: Intent>(
     provider: &dyn Provider,
     api: &dyn BatchApi,
     options: &BatchOptions,
+    collector: &mut Collector<'_, O>,
 ) {
     let name = provider.name();
     let limits = Limits::new(shared.client, shared.options);
     let deadline = options.wait_limit.map(|limit| Instant::now() + limit);
     let mut store: Option<StateStore> = None;
     for round in 1..=limits.max_attempts {
+        collect_done(shared, jobs, collector);
         let started = Instant::now();
         // The round's lines, and the chunk each is for.
         let mut lines = Vec::new();
         let mut owners = Vec::new();
         let max_bytes = api.limits().max_bytes;
         for (c, job) in jobs.iter_mut().enumerate().filter(|(_, j)| !j.done) {
-            let Ok(plan) = &job.prepared.plan else { continue };
+            let Some(Ok(plan)) = job.prepared.as_ref().map(|p| &p.plan) else {
+                continue;
+            };
             let request = plan.request(job.attempts.last());
             match api.encode(&custom_id(job.number, round), &request) {
                 Ok(line) if api.batch_bytes(line.len() + 1) > max_bytes => job.fail(
@@ -283,11 +301,14 @@ async fn rounds<O: Intent>(
                     record.finish_reason = Some(response.finish_reason.clone());
                     record.latency = latency;
                     job.usage += response.usage;
-                    let max_tokens = job.prepared.plan.as_ref().ok().and_then(|p| p.max_output_tokens());
+                    let Some(prepared) = &job.prepared else {
+                        continue;
+                    };
+                    let max_tokens = prepared.plan.as_ref().ok().and_then(|p| p.max_output_tokens());
                     if let Some(issue) = finish_issue(&response, max_tokens) {
                         record.issues.push(issue);
                     } else {
-                        match job.prepared.verify(shared, &response.text).into_outcome() {
+                        match prepared.verify(shared, &response.text).into_outcome() {
                             Ok(values) => job.value = Some(values),
                             Err(issues) => record.issues = issues,
                         }
