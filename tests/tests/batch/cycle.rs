@@ -290,3 +290,41 @@ async fn a_provider_without_a_batch_api_is_refused_before_anything_is_sent() {
     assert!(result.issues()[0].issue.message.contains("has no batch API"));
     assert!(model.requests().is_empty());
 }
+
+async fn retried_live(api: Api) {
+    let behaviour = Behaviour {
+        expire_keeping: Some(1),
+        ..Behaviour::default()
+    };
+    let server = BatchServer::start(api, behaviour, |custom_id, message| match custom_id {
+        "chunk-1-attempt-1" => Outcome::Error("overloaded".into()),
+        _ => Outcome::Text(upper(message)),
+    })
+    .await;
+    let client = client(api, &server);
+    let result = client
+        .map_each::<String>(&words(3), "Upper-case the word.")
+        .chunk_size(1)
+        .batch(fast().retry_live(true))
+        .await;
+    assert!(result.is_complete(), "{:?}", result.issues());
+    // Chunk 1 errored and chunks 2 and 3 expired; each was asked again live.
+    let first = &result.chunks()[0];
+    assert_eq!(first.attempts.len(), 2);
+    assert!(first.attempts[0].issues[0].message.contains("overloaded"));
+    assert_eq!(first.attempts[1].number, 2);
+    server.counts(|c| {
+        assert_eq!(c.creates, 1);
+        assert_eq!(c.live_calls, 3);
+    });
+}
+
+#[tokio::test]
+async fn openai_unanswered_requests_are_retried_live_when_the_options_say_so() {
+    retried_live(Api::OpenAi).await;
+}
+
+#[tokio::test]
+async fn anthropic_unanswered_requests_are_retried_live_when_the_options_say_so() {
+    retried_live(Api::Anthropic).await;
+}

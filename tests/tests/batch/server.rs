@@ -89,6 +89,8 @@ pub struct Counts {
     pub batch_sizes: Vec<usize>,
     /// The user messages submitted, in order.
     pub messages: Vec<String>,
+    /// Live model calls (not through a batch).
+    pub live_calls: usize,
 }
 
 struct State {
@@ -298,6 +300,15 @@ impl State {
                 self.batches[i].looks = 0;
                 ResponseTemplate::new(200).set_body_json(self.openai_batch(&self.batches[i]))
             }
+            ("POST", ["v1", "chat", "completions"]) => {
+                let body: Value = serde_json::from_slice(&request.body).unwrap();
+                let user = body["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_owned();
+                self.counts.live_calls += 1;
+                match (self.answer)("live", &user) {
+                    Outcome::Text(text) => ResponseTemplate::new(200).set_body_json(success_line(Api::OpenAi, "live", &text)["response"]["body"].clone()),
+                    _ => ResponseTemplate::new(400).set_body_json(json!({"error": {"message": "refused"}})),
+                }
+            }
             ("GET", ["v1", "files", id, "content"]) => match self.files.get(*id) {
                 Some(bytes) => ResponseTemplate::new(200).set_body_bytes(bytes.clone()),
                 None => not_found(),
@@ -356,6 +367,15 @@ impl State {
         assert_eq!(request.headers.get("anthropic-version").map(|v| v.to_str().unwrap()), Some("2023-06-01"));
         let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
         match (method, parts.as_slice()) {
+            ("POST", ["v1", "messages"]) => {
+                let body: Value = serde_json::from_slice(&request.body).unwrap();
+                let user = body["messages"][0]["content"].as_str().unwrap().to_owned();
+                self.counts.live_calls += 1;
+                match (self.answer)("live", &user) {
+                    Outcome::Text(text) => ResponseTemplate::new(200).set_body_json(success_line(Api::Anthropic, "live", &text)["result"]["message"].clone()),
+                    _ => ResponseTemplate::new(400).set_body_json(json!({"type": "error", "error": {"type": "invalid_request_error", "message": "refused"}})),
+                }
+            }
             ("POST", ["v1", "messages", "batches"]) => {
                 let body: Value = serde_json::from_slice(&request.body).unwrap();
                 let requests = body["requests"]

@@ -8,7 +8,9 @@ use std::time::Instant;
 use super::options::BatchOptions;
 use super::state::{job_hash, StateStore};
 use super::submit::{self, Answer, Waited};
-use crate::attempt::{finish_issue, Limits};
+use futures::stream::{self, StreamExt};
+
+use crate::attempt::{self, finish_issue, Limits};
 use crate::collections::call::CollectionCall;
 use crate::collections::chunk::ChunkInput;
 use crate::collections::result::CollectionResult;
@@ -29,6 +31,8 @@ struct ChunkJob<O> {
     /// The chunk's findings once it is over without a value.
     final_issues: Vec<ResultIssue>,
     done: bool,
+    /// The provider gave no answer (errored, expired, cancelled, missing): a live retry may.
+    unanswered: bool,
 }
 
 impl<O> ChunkJob<O> {
@@ -56,7 +60,7 @@ pub(super) async fn run<K, O: Intent + Send>(
         label,
         options: request_options,
         chunk_size,
-        concurrency: _,
+        concurrency,
         on_progress,
         checks,
     } = call;
@@ -86,6 +90,7 @@ pub(super) async fn run<K, O: Intent + Send>(
                 value: None,
                 final_issues: Vec::new(),
                 done,
+                unanswered: false,
             }
         })
         .collect();
@@ -102,6 +107,9 @@ pub(super) async fn run<K, O: Intent + Send>(
     match provider {
         Ok((provider, api)) => {
             rounds(&shared, &mut jobs, provider, api, &options, &mut collector).await;
+            if options.retry_live {
+                retry_live(&shared, &mut jobs, concurrency).await;
+            }
         }
         Err(issue) => {
             for job in jobs.iter_mut().filter(|j| !j.done) {
@@ -118,17 +126,75 @@ pub(super) async fn run<K, O: Intent + Send>(
         )];
         job.done = true;
     }
-    collect_done(&shared, &mut jobs, &mut collector);
+    collect_done(&shared, &mut jobs, &mut collector, false);
     collector.finish(keys)
 }
 
+/// Runs live, each with its own attempts, the chunks the batches left unanswered; their batch
+/// attempts stay first in their records.
+async fn retry_live<O: Intent + Send>(
+    shared: &Shared<'_, O>,
+    jobs: &mut [ChunkJob<O>],
+    concurrency: usize,
+) {
+    let unanswered: Vec<(usize, PreparedChunk)> = jobs
+        .iter_mut()
+        .enumerate()
+        .filter(|(_, job)| job.unanswered)
+        .filter_map(|(c, job)| job.prepared.take().map(|prepared| (c, prepared)))
+        .collect();
+    let outcomes: Vec<_> = stream::iter(unanswered)
+        .map(|(c, prepared)| async move {
+            let result = match &prepared.plan {
+                Ok(plan) => {
+                    let verify = |text: &str| prepared.verify(shared, text).into_outcome();
+                    Some(
+                        attempt::run_plan(
+                            shared.client,
+                            plan,
+                            &prepared.input,
+                            shared.intent,
+                            &prepared.options,
+                            &verify,
+                        )
+                        .await,
+                    )
+                }
+                Err(_) => None,
+            };
+            (c, prepared, result)
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    for (c, prepared, result) in outcomes {
+        let job = &mut jobs[c];
+        job.prepared = Some(prepared);
+        let Some(result) = result else { continue };
+        let (value, issues, attempts, usage) = result.into_parts();
+        let before = job.attempts.len() as u32;
+        job.attempts.extend(attempts.into_iter().map(|mut record| {
+            record.number += before;
+            record
+        }));
+        job.usage += usage;
+        job.final_issues = if value.is_some() { Vec::new() } else { issues };
+        job.value = value;
+    }
+}
+
 /// Hands every chunk that is over to the collector (which reports the progress), once.
+/// With `keep_unanswered`, the chunks left for a live retry stay.
 fn collect_done<O: Intent>(
     shared: &Shared<'_, O>,
     jobs: &mut [ChunkJob<O>],
     collector: &mut Collector<'_, O>,
+    keep_unanswered: bool,
 ) {
-    for job in jobs.iter_mut().filter(|j| j.done) {
+    for job in jobs
+        .iter_mut()
+        .filter(|j| j.done && !(keep_unanswered && j.unanswered))
+    {
         let Some(prepared) = job.prepared.take() else {
             continue;
         };
@@ -186,7 +252,7 @@ async fn rounds<O: Intent>(
     let deadline = options.wait_limit.map(|limit| Instant::now() + limit);
     let mut store: Option<StateStore> = None;
     for round in 1..=limits.max_attempts {
-        collect_done(shared, jobs, collector);
+        collect_done(shared, jobs, collector, options.retry_live);
         let started = Instant::now();
         // The round's lines, and the chunk each is for.
         let mut lines = Vec::new();
@@ -329,15 +395,23 @@ async fn rounds<O: Intent>(
                         job.done = true;
                     }
                 }
-                Some(Answer::Failed(failure, why)) => job.fail(
-                    round,
-                    name,
-                    ResultIssue::new(
-                        IssueKind::Provider,
-                        format!("The provider's batch {} this request: {why}.", failure.word()),
-                    ),
-                ),
+                Some(Answer::Failed(failure, why)) => {
+                    job.fail(
+                        round,
+                        name,
+                        ResultIssue::new(
+                            IssueKind::Provider,
+                            format!(
+                                "The provider's batch {} this request: {}.",
+                                failure.word(),
+                                why.trim_end_matches('.')
+                            ),
+                        ),
+                    );
+                    job.unanswered = true;
+                }
                 None => {
+                    job.unanswered = true;
                     let problems = if results.problems.is_empty() {
                         String::new()
                     } else {

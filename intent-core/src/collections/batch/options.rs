@@ -24,6 +24,7 @@ pub struct BatchOptions {
     pub(crate) wait_limit: Option<Duration>,
     pub(crate) state_file: Option<PathBuf>,
     pub(crate) max_batch_requests: Option<usize>,
+    pub(crate) retry_live: bool,
 }
 
 impl Default for BatchOptions {
@@ -53,6 +54,7 @@ impl BatchOptions {
             wait_limit: None,
             state_file: None,
             max_batch_requests: None,
+            retry_live: false,
         }
     }
 
@@ -128,6 +130,21 @@ impl BatchOptions {
     /// ```
     pub fn max_batch_requests(mut self, requests: usize) -> Self {
         self.max_batch_requests = Some(requests.max(1));
+        self
+    }
+
+    /// Retries live, once the batches are over, the chunks they left without an answer (a request
+    /// the provider errored, expired or cancelled, or that its results left out), each with its
+    /// own attempts as a live run gives them (at list price). Off by default: such chunks end with
+    /// an issue carrying the provider's reason.
+    ///
+    /// ```
+    /// use intent_core::collections::BatchOptions;
+    /// let options = BatchOptions::new().retry_live(true);
+    /// # let _ = options;
+    /// ```
+    pub fn retry_live(mut self, on: bool) -> Self {
+        self.retry_live = on;
         self
     }
 }
