@@ -44,7 +44,9 @@ impl Provider for Increment {
                 let index_end = rest.find(',').unwrap_or(0);
                 let index = &rest[..index_end];
                 rest = &rest[index_end..];
-                let Some(input_at) = rest.find("\"input\":") else { break };
+                let Some(input_at) = rest.find("\"input\":") else {
+                    break;
+                };
                 rest = &rest[input_at + 8..];
                 let input_end = rest.find('}').unwrap_or(0);
                 let input: u64 = rest[..input_end].parse().unwrap_or(0);
@@ -106,14 +108,20 @@ fn run_once(inputs: u64) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     if let Some(inputs) = args.first().and_then(|a| a.parse::<u64>().ok()) {
         return run_once(inputs);
     }
     let exe = std::env::current_exe().expect("the benchmark's own path");
     let mut rows = Vec::new();
     for inputs in [10_000u64, 1_000_000] {
-        let output = Command::new(&exe).arg(inputs.to_string()).output().expect("a run");
+        let output = Command::new(&exe)
+            .arg(inputs.to_string())
+            .output()
+            .expect("a run");
         if !output.status.success() {
             eprintln!("{}", String::from_utf8_lossy(&output.stderr));
             return ExitCode::FAILURE;
@@ -122,11 +130,16 @@ fn main() -> ExitCode {
         let figures: Vec<u64> = line.split(' ').filter_map(|n| n.parse().ok()).collect();
         rows.push(figures);
     }
-    println!("map_stream: chunk_size {CHUNK_SIZE}, concurrency {CONCURRENCY}, provider latency {} ms", LATENCY.as_millis());
+    println!(
+        "map_stream: chunk_size {CHUNK_SIZE}, concurrency {CONCURRENCY}, provider latency {} ms",
+        LATENCY.as_millis()
+    );
     println!("| inputs | peak RSS (MiB) | wall (ms) | ideal (ms) | inputs/s |");
     println!("|---:|---:|---:|---:|---:|");
     for row in &rows {
-        let [inputs, rss, wall, ideal] = row[..] else { return ExitCode::FAILURE };
+        let [inputs, rss, wall, ideal] = row[..] else {
+            return ExitCode::FAILURE;
+        };
         println!(
             "| {inputs} | {:.1} | {wall} | {ideal} | {:.0} |",
             rss as f64 / 1024.0,

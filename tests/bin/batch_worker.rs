@@ -41,7 +41,10 @@ async fn main() -> ExitCode {
         eprintln!("{issue}");
     }
     let complete = result.is_complete();
-    println!("{}", serde_json::to_string(result.values()).unwrap_or_default());
+    println!(
+        "{}",
+        serde_json::to_string(result.values()).unwrap_or_default()
+    );
     if complete {
         ExitCode::SUCCESS
     } else {

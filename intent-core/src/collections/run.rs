@@ -366,7 +366,10 @@ pub(super) fn conclude_chunk<O: Intent>(
                         .collect();
                     (verdict.values, issues)
                 }
-                None => ((0..prepared.positions.len()).map(|_| None).collect(), Vec::new()),
+                None => (
+                    (0..prepared.positions.len()).map(|_| None).collect(),
+                    Vec::new(),
+                ),
             }
         }
     };

@@ -152,7 +152,10 @@ impl IntentClient {
                                 (None, None) => Err(ElementIssue::new(
                                     position,
                                     position.to_string(),
-                                    ResultIssue::new(IssueKind::Shape, "No value was found for this element."),
+                                    ResultIssue::new(
+                                        IssueKind::Shape,
+                                        "No value was found for this element.",
+                                    ),
                                 )),
                             };
                             (position, outcome)

@@ -41,7 +41,8 @@ fn words(n: usize) -> Vec<String> {
 }
 
 async fn whole_cycle(api: Api) {
-    let server = BatchServer::start(api, Behaviour::default(), |_, m| Outcome::Text(upper(m))).await;
+    let server =
+        BatchServer::start(api, Behaviour::default(), |_, m| Outcome::Text(upper(m))).await;
     let client = client(api, &server);
     let inputs = words(7);
     let result = client
@@ -77,7 +78,9 @@ async fn follow_up_round(api: Api) {
     let server = BatchServer::start(api, Behaviour::default(), |custom_id, message| {
         if custom_id == "chunk-1-attempt-1" {
             let first = &first_section_elements(message)[0];
-            return Outcome::Text(json!({"value": [{"index": first.0, "value": first.1.to_uppercase()}]}).to_string());
+            return Outcome::Text(
+                json!({"value": [{"index": first.0, "value": first.1.to_uppercase()}]}).to_string(),
+            );
         }
         Outcome::Text(upper(message))
     })
@@ -93,17 +96,28 @@ async fn follow_up_round(api: Api) {
     assert!(result.is_complete(), "{:?}", result.issues());
     let reports = reports.into_inner().unwrap();
     let done: Vec<usize> = reports.iter().map(|p| p.chunks_done).collect();
-    assert_eq!(done, vec![0, 1, 2], "progress after each round: {reports:?}");
+    assert_eq!(
+        done,
+        vec![0, 1, 2],
+        "progress after each round: {reports:?}"
+    );
     assert!(reports.last().unwrap().is_finished());
     let first = &result.chunks()[0];
     assert_eq!(first.attempts.len(), 2);
     assert!(!first.attempts[0].issues.is_empty());
     assert_eq!(result.chunks()[1].attempts.len(), 1);
     server.counts(|c| {
-        assert_eq!(c.batch_sizes, vec![2, 1], "round 2 resubmits only the failed chunk");
+        assert_eq!(
+            c.batch_sizes,
+            vec![2, 1],
+            "round 2 resubmits only the failed chunk"
+        );
         let retry = &c.messages[2];
         assert!(retry.contains("## Previous attempt"), "{retry}");
-        assert!(retry.contains("## Problems with the previous attempt"), "{retry}");
+        assert!(
+            retry.contains("## Problems with the previous attempt"),
+            "{retry}"
+        );
     });
 }
 
@@ -140,7 +154,10 @@ async fn a_chunk_failing_every_round_ends_at_max_attempts_with_its_findings() {
 
 #[tokio::test]
 async fn a_job_past_the_batch_limit_is_split_into_several_batches() {
-    let server = BatchServer::start(Api::OpenAi, Behaviour::default(), |_, m| Outcome::Text(upper(m))).await;
+    let server = BatchServer::start(Api::OpenAi, Behaviour::default(), |_, m| {
+        Outcome::Text(upper(m))
+    })
+    .await;
     let client = client(Api::OpenAi, &server);
     let result = client
         .map_each::<String>(&words(10), "Upper-case the word.")
@@ -200,10 +217,21 @@ async fn per_element_failures(api: Api) {
     assert_eq!(result.values()[2].as_deref(), Some("WORD2"));
     assert_eq!(result.values()[3].as_deref(), Some("WORD3"));
     let errored = result.issues_for(0).next().unwrap();
-    assert!(errored.message.contains("errored this request"), "{errored}");
-    assert!(errored.message.contains("the prompt is too long"), "{errored}");
+    assert!(
+        errored.message.contains("errored this request"),
+        "{errored}"
+    );
+    assert!(
+        errored.message.contains("the prompt is too long"),
+        "{errored}"
+    );
     let missing = result.issues_for(1).next().unwrap();
-    assert!(missing.message.contains("no answer for this chunk's request"), "{missing}");
+    assert!(
+        missing
+            .message
+            .contains("no answer for this chunk's request"),
+        "{missing}"
+    );
     assert!(missing.message.contains("unknown custom_id"), "{missing}");
     assert!(missing.message.contains("not JSON"), "{missing}");
     server.counts(|c| {
@@ -262,7 +290,12 @@ async fn cancellation(api: Api) {
         .chunk_size(1)
         .batch(fast().wait_limit(Duration::from_millis(50)))
         .await;
-    assert_eq!(result.values()[0].as_deref(), Some("WORD0"), "{:?}", result.issues());
+    assert_eq!(
+        result.values()[0].as_deref(),
+        Some("WORD0"),
+        "{:?}",
+        result.issues()
+    );
     let cancelled = result.issues_for(1).next().unwrap();
     assert!(cancelled.message.contains("cancelled"), "{cancelled}");
     server.counts(|c| assert_eq!(c.cancels, 1));
@@ -287,7 +320,10 @@ async fn a_provider_without_a_batch_api_is_refused_before_anything_is_sent() {
         .batch(fast())
         .await;
     assert_eq!(result.issues().len(), 2);
-    assert!(result.issues()[0].issue.message.contains("has no batch API"));
+    assert!(result.issues()[0]
+        .issue
+        .message
+        .contains("has no batch API"));
     assert!(model.requests().is_empty());
 }
 

@@ -34,8 +34,14 @@ async fn a_job_killed_mid_batch_resumes_in_a_new_process_and_submits_nothing_twi
     let started = Instant::now();
     // Kill it once the batch is created and being polled.
     while server.counts(|c| c.looks) < 3 {
-        assert!(started.elapsed() < Duration::from_secs(60), "the first process never polled");
-        assert!(first.try_wait().unwrap().is_none(), "the first process ended before it was killed");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the first process never polled"
+        );
+        assert!(
+            first.try_wait().unwrap().is_none(),
+            "the first process ended before it was killed"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     first.kill().unwrap();
@@ -54,7 +60,11 @@ async fn a_job_killed_mid_batch_resumes_in_a_new_process_and_submits_nothing_twi
     .await
     .unwrap();
     let stdout = String::from_utf8_lossy(&second.stdout);
-    assert!(second.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&second.stderr));
+    assert!(
+        second.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
     let values: Vec<Option<String>> = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(values[4].as_deref(), Some("WORD4"));
     server.counts(|c| {
@@ -79,7 +89,10 @@ fn words(n: usize) -> Vec<String> {
 
 #[tokio::test]
 async fn a_finished_job_is_read_again_and_another_jobs_state_file_is_refused() {
-    let server = BatchServer::start(Api::OpenAi, Behaviour::default(), |_, m| Outcome::Text(upper(m))).await;
+    let server = BatchServer::start(Api::OpenAi, Behaviour::default(), |_, m| {
+        Outcome::Text(upper(m))
+    })
+    .await;
     let client = client(&server);
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("job.json");
@@ -98,7 +111,12 @@ async fn a_finished_job_is_read_again_and_another_jobs_state_file_is_refused() {
         .batch(options.clone())
         .await;
     assert_eq!(again.values(), first.values());
-    server.counts(|c| assert_eq!(c.creates, 1, "a finished job is read again, not resubmitted"));
+    server.counts(|c| {
+        assert_eq!(
+            c.creates, 1,
+            "a finished job is read again, not resubmitted"
+        )
+    });
 
     let other = client
         .map_each::<String>(&inputs, "Lower-case the word.")
@@ -113,13 +131,19 @@ async fn a_finished_job_is_read_again_and_another_jobs_state_file_is_refused() {
         .map_each::<String>(&inputs, "Upper-case the word.")
         .batch(options)
         .await;
-    assert!(corrupt.issues()[0].issue.message.contains("is not a batch state file"));
+    assert!(corrupt.issues()[0]
+        .issue
+        .message
+        .contains("is not a batch state file"));
     server.counts(|c| assert_eq!(c.creates, 1));
 }
 
 #[tokio::test]
 async fn a_state_file_that_cannot_be_written_stops_the_job_before_it_submits() {
-    let server = BatchServer::start(Api::OpenAi, Behaviour::default(), |_, m| Outcome::Text(upper(m))).await;
+    let server = BatchServer::start(Api::OpenAi, Behaviour::default(), |_, m| {
+        Outcome::Text(upper(m))
+    })
+    .await;
     let client = client(&server);
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("no-such-dir").join("job.json");
@@ -127,24 +151,43 @@ async fn a_state_file_that_cannot_be_written_stops_the_job_before_it_submits() {
         .map_each::<String>(&words(2), "Upper-case the word.")
         .batch(BatchOptions::new().state_file(&state))
         .await;
-    assert!(result.issues()[0].issue.message.contains("could not be written"));
+    assert!(result.issues()[0]
+        .issue
+        .message
+        .contains("could not be written"));
     server.counts(|c| assert_eq!((c.uploads, c.creates), (0, 0)));
 }
 
-#[tokio::test]
-async fn a_lost_creation_reply_finds_the_batch_instead_of_creating_another() {
+async fn lost_creation_reply(api: Api) {
     let behaviour = Behaviour {
         lose_first_create_reply: true,
         ..Behaviour::default()
     };
-    let server = BatchServer::start(Api::OpenAi, behaviour, |_, m| Outcome::Text(upper(m))).await;
-    let client = client(&server);
+    let server = BatchServer::start(api, behaviour, |_, m| Outcome::Text(upper(m))).await;
+    let client = match api {
+        Api::OpenAi => client(&server),
+        Api::Anthropic => IntentClient::new(
+            AnthropicProvider::new("sk-ant-batch-test")
+                .with_base_url(server.base_url())
+                .with_batch_api(true),
+        ),
+    };
     let result = client
         .map_each::<String>(&words(2), "Upper-case the word.")
         .batch(BatchOptions::new().poll_interval(Duration::from_millis(5)))
         .await;
     assert!(result.is_complete(), "{:?}", result.issues());
     server.counts(|c| assert_eq!(c.creates, 1));
+}
+
+#[tokio::test]
+async fn openai_a_lost_creation_reply_finds_the_batch_instead_of_creating_another() {
+    lost_creation_reply(Api::OpenAi).await;
+}
+
+#[tokio::test]
+async fn anthropic_a_lost_creation_reply_finds_the_batch_instead_of_creating_another() {
+    lost_creation_reply(Api::Anthropic).await;
 }
 
 #[tokio::test]

@@ -133,7 +133,10 @@ impl BatchServer {
             .respond_with(Handler(Arc::clone(&state)))
             .mount(&server)
             .await;
-        BatchServer { _server: server, state }
+        BatchServer {
+            _server: server,
+            state,
+        }
     }
 
     /// The base URL a provider is given: `{uri}/v1` for OpenAI, `{uri}` for Anthropic.
@@ -178,7 +181,10 @@ impl State {
         let nth = self.behaviour.fail_every_nth_look;
         if nth > 0 && self.counts.looks as u32 % nth == 0 {
             self.counts.failed_looks += 1;
-            return Some(ResponseTemplate::new(500).set_body_json(json!({"error": {"message": "try later"}})));
+            return Some(
+                ResponseTemplate::new(500)
+                    .set_body_json(json!({"error": {"message": "try later"}})),
+            );
         }
         let looks_to_end = self.behaviour.looks_to_end;
         let batch = &mut self.batches[i];
@@ -187,7 +193,11 @@ impl State {
             if batch.cancel_requested && batch.looks > 1 {
                 self.end(i, "cancelled");
             } else if batch.looks >= looks_to_end && !batch.cancel_requested {
-                let end = if self.behaviour.expire_keeping.is_some() { "expired" } else { "completed" };
+                let end = if self.behaviour.expire_keeping.is_some() {
+                    "expired"
+                } else {
+                    "completed"
+                };
                 self.end(i, end);
             }
         }
@@ -208,7 +218,11 @@ impl State {
         let requests = self.batches[i].requests.clone();
         for (n, (custom_id, message)) in requests.iter().enumerate() {
             let outcome = if n >= keep {
-                if how == "cancelled" { Outcome::Error("__cancelled".into()) } else { Outcome::Expired }
+                if how == "cancelled" {
+                    Outcome::Error("__cancelled".into())
+                } else {
+                    Outcome::Expired
+                }
             } else {
                 answer(custom_id, message)
             };
@@ -248,14 +262,17 @@ impl State {
             ("POST", ["v1", "files"]) => {
                 let body = String::from_utf8_lossy(&request.body).into_owned();
                 if !body.contains("name=\"purpose\"\r\n\r\nbatch\r\n") {
-                    return ResponseTemplate::new(400).set_body_json(json!({"error": {"message": "purpose must be batch"}}));
+                    return ResponseTemplate::new(400)
+                        .set_body_json(json!({"error": {"message": "purpose must be batch"}}));
                 }
                 let start = body.find("\r\n\r\n{").map(|i| i + 4).unwrap_or(0);
                 let end = body.rfind("\r\n--").unwrap_or(body.len());
                 let id = self.id("file");
-                self.files.insert(id.clone(), body[start..end].as_bytes().to_vec());
+                self.files
+                    .insert(id.clone(), body[start..end].as_bytes().to_vec());
                 self.counts.uploads += 1;
-                ResponseTemplate::new(200).set_body_json(json!({"id": id, "object": "file", "purpose": "batch"}))
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"id": id, "object": "file", "purpose": "batch"}))
             }
             ("POST", ["v1", "batches"]) => {
                 let body: Value = serde_json::from_slice(&request.body).unwrap();
@@ -263,38 +280,53 @@ impl State {
                 assert_eq!(body["endpoint"], "/v1/chat/completions");
                 let file_id = body["input_file_id"].as_str().unwrap().to_owned();
                 let Some(file) = self.files.get(&file_id) else {
-                    return ResponseTemplate::new(400).set_body_json(json!({"error": {"message": "no such file"}}));
+                    return ResponseTemplate::new(400)
+                        .set_body_json(json!({"error": {"message": "no such file"}}));
                 };
                 let requests: Vec<(String, String)> = String::from_utf8_lossy(file)
                     .lines()
                     .map(|line| {
-                        let line: Value = serde_json::from_str(line).expect("each input line is JSON");
+                        let line: Value =
+                            serde_json::from_str(line).expect("each input line is JSON");
                         assert_eq!(line["method"], "POST");
                         assert_eq!(line["url"], "/v1/chat/completions");
                         let messages = line["body"]["messages"].as_array().unwrap();
-                        let user = messages.last().unwrap()["content"].as_str().unwrap().to_owned();
+                        let user = messages.last().unwrap()["content"]
+                            .as_str()
+                            .unwrap()
+                            .to_owned();
                         (line["custom_id"].as_str().unwrap().to_owned(), user)
                     })
                     .collect();
                 let created = self.register(Some(file_id), requests);
                 if std::mem::take(&mut self.behaviour.lose_first_create_reply) {
-                    return ResponseTemplate::new(500).set_body_json(json!({"error": {"message": "lost"}}));
+                    return ResponseTemplate::new(500)
+                        .set_body_json(json!({"error": {"message": "lost"}}));
                 }
                 created
             }
             ("GET", ["v1", "batches"]) => {
-                let data: Vec<Value> = self.batches.iter().rev().map(|b| self.openai_batch(b)).collect();
+                let data: Vec<Value> = self
+                    .batches
+                    .iter()
+                    .rev()
+                    .map(|b| self.openai_batch(b))
+                    .collect();
                 ResponseTemplate::new(200).set_body_json(json!({"object": "list", "data": data}))
             }
             ("GET", ["v1", "batches", id]) => {
-                let Some(i) = self.batches.iter().position(|b| b.id == *id) else { return not_found() };
+                let Some(i) = self.batches.iter().position(|b| b.id == *id) else {
+                    return not_found();
+                };
                 if let Some(fault) = self.look(i) {
                     return fault;
                 }
                 ResponseTemplate::new(200).set_body_json(self.openai_batch(&self.batches[i]))
             }
             ("POST", ["v1", "batches", id, "cancel"]) => {
-                let Some(i) = self.batches.iter().position(|b| b.id == *id) else { return not_found() };
+                let Some(i) = self.batches.iter().position(|b| b.id == *id) else {
+                    return not_found();
+                };
                 self.counts.cancels += 1;
                 self.batches[i].cancel_requested = true;
                 self.batches[i].looks = 0;
@@ -302,11 +334,17 @@ impl State {
             }
             ("POST", ["v1", "chat", "completions"]) => {
                 let body: Value = serde_json::from_slice(&request.body).unwrap();
-                let user = body["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_owned();
+                let user = body["messages"].as_array().unwrap().last().unwrap()["content"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
                 self.counts.live_calls += 1;
                 match (self.answer)("live", &user) {
-                    Outcome::Text(text) => ResponseTemplate::new(200).set_body_json(success_line(Api::OpenAi, "live", &text)["response"]["body"].clone()),
-                    _ => ResponseTemplate::new(400).set_body_json(json!({"error": {"message": "refused"}})),
+                    Outcome::Text(text) => ResponseTemplate::new(200).set_body_json(
+                        success_line(Api::OpenAi, "live", &text)["response"]["body"].clone(),
+                    ),
+                    _ => ResponseTemplate::new(400)
+                        .set_body_json(json!({"error": {"message": "refused"}})),
                 }
             }
             ("GET", ["v1", "files", id, "content"]) => match self.files.get(*id) {
@@ -317,12 +355,22 @@ impl State {
         }
     }
 
-    fn register(&mut self, input_file_id: Option<String>, requests: Vec<(String, String)>) -> ResponseTemplate {
-        let id = self.id(if self.api == Api::OpenAi { "batch" } else { "msgbatch" });
+    fn register(
+        &mut self,
+        input_file_id: Option<String>,
+        requests: Vec<(String, String)>,
+    ) -> ResponseTemplate {
+        let id = self.id(if self.api == Api::OpenAi {
+            "batch"
+        } else {
+            "msgbatch"
+        });
         self.counts.creates += 1;
         self.counts.requests += requests.len();
         self.counts.batch_sizes.push(requests.len());
-        self.counts.messages.extend(requests.iter().map(|(_, m)| m.clone()));
+        self.counts
+            .messages
+            .extend(requests.iter().map(|(_, m)| m.clone()));
         self.batches.push(Batch {
             id,
             input_file_id,
@@ -349,7 +397,11 @@ impl State {
             (None, false, 0 | 1) => "validating".into(),
             (None, false, _) => "in_progress".into(),
         };
-        let answered = batch.results.iter().filter(|r| r.get("error").is_none_or(Value::is_null)).count();
+        let answered = batch
+            .results
+            .iter()
+            .filter(|r| r.get("error").is_none_or(Value::is_null))
+            .count();
         json!({
             "id": batch.id,
             "object": "batch",
@@ -364,7 +416,13 @@ impl State {
     }
 
     fn anthropic(&mut self, method: &str, path: &str, request: &Request) -> ResponseTemplate {
-        assert_eq!(request.headers.get("anthropic-version").map(|v| v.to_str().unwrap()), Some("2023-06-01"));
+        assert_eq!(
+            request
+                .headers
+                .get("anthropic-version")
+                .map(|v| v.to_str().unwrap()),
+            Some("2023-06-01")
+        );
         let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
         match (method, parts.as_slice()) {
             ("POST", ["v1", "messages"]) => {
@@ -383,12 +441,21 @@ impl State {
                     .unwrap()
                     .iter()
                     .map(|r| {
-                        let user = r["params"]["messages"][0]["content"].as_str().unwrap().to_owned();
+                        let user = r["params"]["messages"][0]["content"]
+                            .as_str()
+                            .unwrap()
+                            .to_owned();
                         assert!(r["params"]["max_tokens"].is_u64());
                         (r["custom_id"].as_str().unwrap().to_owned(), user)
                     })
                     .collect();
-                self.register(None, requests)
+                let created = self.register(None, requests);
+                if std::mem::take(&mut self.behaviour.lose_first_create_reply) {
+                    return ResponseTemplate::new(500).set_body_json(
+                        json!({"type": "error", "error": {"type": "api_error", "message": "lost"}}),
+                    );
+                }
+                created
             }
             ("GET", ["v1", "messages", "batches"]) => {
                 let limit: usize = request
@@ -397,22 +464,34 @@ impl State {
                     .find(|(k, _)| k == "limit")
                     .and_then(|(_, v)| v.parse().ok())
                     .unwrap_or(20);
-                let data: Vec<Value> = self.batches.iter().rev().take(limit).map(|b| self.anthropic_batch(b)).collect();
+                let data: Vec<Value> = self
+                    .batches
+                    .iter()
+                    .rev()
+                    .take(limit)
+                    .map(|b| self.anthropic_batch(b))
+                    .collect();
                 ResponseTemplate::new(200).set_body_json(json!({"data": data, "has_more": false}))
             }
             ("GET", ["v1", "messages", "batches", id]) => {
-                let Some(i) = self.batches.iter().position(|b| b.id == *id) else { return not_found() };
+                let Some(i) = self.batches.iter().position(|b| b.id == *id) else {
+                    return not_found();
+                };
                 if let Some(fault) = self.look(i) {
                     return fault;
                 }
                 ResponseTemplate::new(200).set_body_json(self.anthropic_batch(&self.batches[i]))
             }
             ("GET", ["v1", "messages", "batches", id, "results"]) => {
-                let Some(batch) = self.batches.iter().find(|b| b.id == *id) else { return not_found() };
+                let Some(batch) = self.batches.iter().find(|b| b.id == *id) else {
+                    return not_found();
+                };
                 ResponseTemplate::new(200).set_body_bytes(jsonl(&batch.results))
             }
             ("POST", ["v1", "messages", "batches", id, "cancel"]) => {
-                let Some(i) = self.batches.iter().position(|b| b.id == *id) else { return not_found() };
+                let Some(i) = self.batches.iter().position(|b| b.id == *id) else {
+                    return not_found();
+                };
                 self.counts.cancels += 1;
                 self.batches[i].cancel_requested = true;
                 self.batches[i].looks = 0;
@@ -428,7 +507,13 @@ impl State {
             (None, true) => "canceling",
             (None, false) => "in_progress",
         };
-        let count = |kind: &str| batch.results.iter().filter(|r| r["result"]["type"] == kind).count();
+        let count = |kind: &str| {
+            batch
+                .results
+                .iter()
+                .filter(|r| r["result"]["type"] == kind)
+                .count()
+        };
         json!({
             "id": batch.id,
             "type": "message_batch",
@@ -489,7 +574,9 @@ fn error_line(api: Api, custom_id: &str, message: &str) -> Value {
         Api::OpenAi => json!({"id": "r", "custom_id": custom_id,
             "response": {"status_code": 400, "request_id": "req", "body": {"error": {"message": message, "type": "invalid_request_error"}}},
             "error": null}),
-        Api::Anthropic if cancelled => json!({"custom_id": custom_id, "result": {"type": "canceled"}}),
+        Api::Anthropic if cancelled => {
+            json!({"custom_id": custom_id, "result": {"type": "canceled"}})
+        }
         Api::Anthropic => json!({"custom_id": custom_id, "result": {"type": "errored",
             "error": {"type": "error", "error": {"type": "invalid_request_error", "message": message}}}}),
     }
@@ -524,7 +611,10 @@ pub fn upper(message: &str) -> String {
 
 /// The elements of the chunk's input, not those quoted in a previous attempt.
 pub fn first_section_elements(message: &str) -> Vec<(usize, String)> {
-    let input = message.split("## Previous attempt").next().unwrap_or(message);
+    let input = message
+        .split("## Previous attempt")
+        .next()
+        .unwrap_or(message);
     let mut seen = std::collections::BTreeMap::new();
     for (index, value) in elements(input) {
         seen.entry(index).or_insert(value);

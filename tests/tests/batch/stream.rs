@@ -21,7 +21,10 @@ impl intent_core::provider::Provider for Doubler {
     fn complete<'a>(
         &'a self,
         request: &'a intent_core::AiRequest,
-    ) -> intent_core::provider::BoxFuture<'a, Result<intent_core::provider::AiResponse, intent_core::provider::ProviderError>> {
+    ) -> intent_core::provider::BoxFuture<
+        'a,
+        Result<intent_core::provider::AiResponse, intent_core::provider::ProviderError>,
+    > {
         Box::pin(async move {
             let call = self.calls.fetch_add(1, Ordering::SeqCst);
             let user: &str = &request.user;
@@ -33,7 +36,10 @@ impl intent_core::provider::Provider for Doubler {
                 .collect();
             let first: u64 = items[0]["value"].as_u64().unwrap() / 2;
             // Later chunks answer sooner.
-            tokio::time::sleep(std::time::Duration::from_millis(40u64.saturating_sub(first))).await;
+            tokio::time::sleep(std::time::Duration::from_millis(
+                40u64.saturating_sub(first),
+            ))
+            .await;
             if first == 10 && !user.contains("## Previous attempt") {
                 items.pop();
             }
@@ -42,7 +48,10 @@ impl intent_core::provider::Provider for Doubler {
                 items[2]["value"] = json!("not a number");
             }
             let _ = call;
-            Ok(intent_core::provider::AiResponse::new(json!({"value": items}).to_string(), "doubler-1"))
+            Ok(intent_core::provider::AiResponse::new(
+                json!({"value": items}).to_string(),
+                "doubler-1",
+            ))
         })
     }
 }
@@ -74,7 +83,11 @@ async fn map_stream_yields_in_input_order_retries_failed_chunks_alone_and_reads_
     let (position, value) = stream.next().await.unwrap();
     assert_eq!((position, value.unwrap()), (0, 0));
     // Two chunks in flight or waiting, and at most one more being gathered.
-    assert!(pulled.load(Ordering::SeqCst) <= 15, "{} inputs read", pulled.load(Ordering::SeqCst));
+    assert!(
+        pulled.load(Ordering::SeqCst) <= 15,
+        "{} inputs read",
+        pulled.load(Ordering::SeqCst)
+    );
     let mut rest = Vec::new();
     while let Some(item) = stream.next().await {
         rest.push(item);
@@ -86,7 +99,10 @@ async fn map_stream_yields_in_input_order_retries_failed_chunks_alone_and_reads_
             let issue = value.as_ref().unwrap_err();
             assert_eq!(issue.position, 22);
             assert_eq!(issue.key, "22");
-            assert!(issue.issue.path.as_deref().unwrap_or("").starts_with("/22"), "{issue:?}");
+            assert!(
+                issue.issue.path.as_deref().unwrap_or("").starts_with("/22"),
+                "{issue:?}"
+            );
         } else {
             assert_eq!(*value.as_ref().unwrap(), *position as u64 * 2);
         }

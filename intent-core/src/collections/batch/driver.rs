@@ -224,7 +224,10 @@ fn pick_provider<'p>(
     let Some(provider) = provider else {
         return Err(ResultIssue::new(
             IssueKind::Request,
-            format!("The client has no provider named {:?}. Nothing was submitted.", named.unwrap_or("")),
+            format!(
+                "The client has no provider named {:?}. Nothing was submitted.",
+                named.unwrap_or("")
+            ),
         ));
     };
     match provider.batch_client() {
@@ -293,7 +296,11 @@ async fn rounds<O: Intent>(
             }
         }
         let Some(store) = store.as_mut() else { return };
-        let splits = submit::split(api, &lines, options.max_batch_requests.unwrap_or(usize::MAX));
+        let splits = submit::split(
+            api,
+            &lines,
+            options.max_batch_requests.unwrap_or(usize::MAX),
+        );
         let ids = match submit::submit(api, store, round as usize, &lines, &splits).await {
             Ok(ids) => ids,
             Err(message) => {
@@ -307,7 +314,14 @@ async fn rounds<O: Intent>(
                 Ok(id) => submitted.push(id),
                 Err(error) => {
                     let message = format!("The batch could not be created: {error}.");
-                    fail_all(jobs, &owners[split.clone()], round, name, IssueKind::Provider, &message);
+                    fail_all(
+                        jobs,
+                        &owners[split.clone()],
+                        round,
+                        name,
+                        IssueKind::Provider,
+                        &message,
+                    );
                 }
             }
         }
@@ -345,8 +359,15 @@ async fn rounds<O: Intent>(
         let mut results = match results {
             Ok(results) => results,
             Err(error) => {
-                let hint = if resumable { " Run the same call again with the same state file to resume them." } else { "" };
-                let message = format!("The batches ({}) could not be read: {error}.{hint}", submitted.join(", "));
+                let hint = if resumable {
+                    " Run the same call again with the same state file to resume them."
+                } else {
+                    ""
+                };
+                let message = format!(
+                    "The batches ({}) could not be read: {error}.{hint}",
+                    submitted.join(", ")
+                );
                 fail_pending(jobs, &owners, round, name, IssueKind::Provider, &message);
                 return;
             }
@@ -370,7 +391,11 @@ async fn rounds<O: Intent>(
                     let Some(prepared) = &job.prepared else {
                         continue;
                     };
-                    let max_tokens = prepared.plan.as_ref().ok().and_then(|p| p.max_output_tokens());
+                    let max_tokens = prepared
+                        .plan
+                        .as_ref()
+                        .ok()
+                        .and_then(|p| p.max_output_tokens());
                     if let Some(issue) = finish_issue(&response, max_tokens) {
                         record.issues.push(issue);
                     } else {
@@ -415,7 +440,10 @@ async fn rounds<O: Intent>(
                     let problems = if results.problems.is_empty() {
                         String::new()
                     } else {
-                        format!(" The results had these problems: {}.", summary(&results.problems))
+                        format!(
+                            " The results had these problems: {}.",
+                            summary(&results.problems)
+                        )
                     };
                     job.fail(
                         round,
@@ -443,7 +471,12 @@ fn custom_id(number: usize, round: u32) -> String {
 /// The first problems, and how many more.
 fn summary(problems: &[String]) -> String {
     const SHOWN: usize = 3;
-    let mut text = problems.iter().take(SHOWN).cloned().collect::<Vec<_>>().join("; ");
+    let mut text = problems
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
     if problems.len() > SHOWN {
         text.push_str(&format!("; and {} more", problems.len() - SHOWN));
     }

@@ -87,7 +87,11 @@ impl StateStore {
         let shown = path.display();
         let state = match std::fs::read(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => fresh,
-            Err(e) => return Err(format!("The batch state file {shown} could not be read ({e}); nothing was submitted.")),
+            Err(e) => {
+                return Err(format!(
+                    "The batch state file {shown} could not be read ({e}); nothing was submitted."
+                ))
+            }
             Ok(bytes) => {
                 let state: JobState = serde_json::from_slice(&bytes).map_err(|e| {
                     format!("The batch state file {shown} is not a batch state file ({e}); nothing was submitted. Remove it to start the job afresh, knowing that batches it named may still be running.")
@@ -164,7 +168,10 @@ mod tests {
         });
         store.save().unwrap();
         let again = StateStore::open(Some(&path), "aaa".into()).unwrap();
-        assert_eq!(again.state.rounds[0].batches[0].id.as_deref(), Some("batch_1"));
+        assert_eq!(
+            again.state.rounds[0].batches[0].id.as_deref(),
+            Some("batch_1")
+        );
         let other = StateStore::open(Some(&path), "bbb".into()).err().unwrap();
         assert!(other.contains("belongs to another job"), "{other}");
         std::fs::write(&path, b"{not json").unwrap();

@@ -23,7 +23,9 @@ pub(super) fn split(api: &dyn BatchApi, lines: &[Vec<u8>], max_requests: usize) 
     let mut bytes = 0;
     for (i, line) in lines.iter().enumerate() {
         let size = line.len() + 1;
-        if i > start && (i - start >= max_requests || api.batch_bytes(bytes + size) > limits.max_bytes) {
+        if i > start
+            && (i - start >= max_requests || api.batch_bytes(bytes + size) > limits.max_bytes)
+        {
             splits.push(start..i);
             start = i;
             bytes = 0;
@@ -56,7 +58,11 @@ pub(super) async fn submit(
                 })
                 .collect();
         } else if state.batches.len() != splits.len()
-            || state.batches.iter().zip(splits).any(|(b, s)| b.requests != s.len())
+            || state
+                .batches
+                .iter()
+                .zip(splits)
+                .any(|(b, s)| b.requests != s.len())
         {
             return Err(format!("The batch state file records round {round} split another way than this run splits it; it was not resumed and nothing was submitted."));
         }
@@ -242,9 +248,9 @@ pub(super) async fn read_results(
         for line in api.results(id, status).await? {
             match line {
                 ResultLine::Unreadable(why) => results.problems.push(why),
-                ResultLine::Item { custom_id, .. } if !known(&custom_id) => results
-                    .problems
-                    .push(format!("a line answers the unknown custom_id {custom_id:?}")),
+                ResultLine::Item { custom_id, .. } if !known(&custom_id) => results.problems.push(
+                    format!("a line answers the unknown custom_id {custom_id:?}"),
+                ),
                 ResultLine::Item { custom_id, outcome } => {
                     if results.answers.contains_key(&custom_id) {
                         results.problems.push(format!(

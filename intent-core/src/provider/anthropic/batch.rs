@@ -118,7 +118,8 @@ impl AnthropicProvider {
             body.extend_from_slice(line);
         }
         body.extend_from_slice(b"]}");
-        let exchange = self.batch_exchange(Method::POST, "v1/messages/batches", Some(body), false)?;
+        let exchange =
+            self.batch_exchange(Method::POST, "v1/messages/batches", Some(body), false)?;
         let created: WireBatch = self.batch_json(exchange, "creating the batch").await?;
         Ok(created.id)
     }

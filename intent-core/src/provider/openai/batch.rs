@@ -190,7 +190,11 @@ impl OpenAiProvider {
             "cancelled" => Phase::Ended(End::Cancelled),
             "failed" => Phase::Ended(End::Failed(batch_errors(batch.errors.as_ref()))),
             other => {
-                tracing::warn!(status = other, batch = id, "unknown batch status; still waiting");
+                tracing::warn!(
+                    status = other,
+                    batch = id,
+                    "unknown batch status; still waiting"
+                );
                 Phase::InProgress
             }
         };
@@ -224,9 +228,7 @@ impl OpenAiProvider {
 
     /// One line of an output or error file.
     fn result_line(&self, line: &[u8]) -> ResultLine {
-        let unreadable = |why: &str| {
-            ResultLine::Unreadable(format!("{why}: {}", clip_line(line)))
-        };
+        let unreadable = |why: &str| ResultLine::Unreadable(format!("{why}: {}", clip_line(line)));
         let parsed: WireLine<'_> = match serde_json::from_slice(line) {
             Ok(parsed) => parsed,
             Err(e) => return unreadable(&format!("a line is not JSON ({e})")),
@@ -367,12 +369,8 @@ impl BatchApi for OpenAiProvider {
 
     fn cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), ProviderError>> {
         Box::pin(async move {
-            let exchange = self.batch_exchange(
-                Method::POST,
-                &format!("batches/{id}/cancel"),
-                None,
-                true,
-            )?;
+            let exchange =
+                self.batch_exchange(Method::POST, &format!("batches/{id}/cancel"), None, true)?;
             self.transport.batch_request(exchange).await.map(drop)
         })
     }

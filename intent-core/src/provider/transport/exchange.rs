@@ -36,7 +36,10 @@ pub(crate) struct Exchange<'a> {
 impl Transport {
     /// Sends `exchange` and returns the body of its successful (2xx) reply, read whole within
     /// `max_response_bytes`.
-    pub(crate) async fn batch_request(&self, exchange: Exchange<'_>) -> Result<Vec<u8>, ProviderError> {
+    pub(crate) async fn batch_request(
+        &self,
+        exchange: Exchange<'_>,
+    ) -> Result<Vec<u8>, ProviderError> {
         self.send_exchange(exchange, WholeBody).await
     }
 
@@ -233,8 +236,12 @@ mod tests {
             .strip_prefix("multipart/form-data; boundary=")
             .unwrap();
         let body = String::from_utf8(body).unwrap();
-        assert!(body.starts_with(&format!("--{boundary}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n")));
-        assert!(body.contains("filename=\"batch.jsonl\"\r\nContent-Type: application/jsonl\r\n\r\n{\"a\":1}\n\r\n"));
+        assert!(body.starts_with(&format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n"
+        )));
+        assert!(body.contains(
+            "filename=\"batch.jsonl\"\r\nContent-Type: application/jsonl\r\n\r\n{\"a\":1}\n\r\n"
+        ));
         assert!(body.ends_with(&format!("--{boundary}--\r\n")));
     }
 }

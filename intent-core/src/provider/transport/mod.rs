@@ -15,9 +15,9 @@ mod secret;
 mod settings;
 mod streaming;
 
+pub(crate) use exchange::{multipart_file, Exchange};
 pub use rate_limit_headers::RateLimitStatus;
 pub use retry::RetryPolicy;
-pub(crate) use exchange::{multipart_file, Exchange};
 pub(crate) use secret::{ApiKey, PieceRedactor, Redact};
 pub(crate) use settings::{check_base_url, env_var, transport_settings, EnvEndpoint};
 pub(crate) use streaming::{EventBody, Opened};
