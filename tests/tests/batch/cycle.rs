@@ -148,7 +148,7 @@ async fn a_chunk_failing_every_round_ends_at_max_attempts_with_its_findings() {
         .issues
         .iter()
         .any(|i| i.message.contains("max_attempts (3)")));
-    assert_eq!(result.issues_for(1).count() > 0, true);
+    assert!(result.issues_for(1).count() > 0);
     server.counts(|c| assert_eq!(c.creates, 3));
 }
 

@@ -179,7 +179,7 @@ impl State {
     fn look(&mut self, i: usize) -> Option<ResponseTemplate> {
         self.counts.looks += 1;
         let nth = self.behaviour.fail_every_nth_look;
-        if nth > 0 && self.counts.looks as u32 % nth == 0 {
+        if nth > 0 && (self.counts.looks as u32).is_multiple_of(nth) {
             self.counts.failed_looks += 1;
             return Some(
                 ResponseTemplate::new(500)
@@ -269,7 +269,7 @@ impl State {
                 let end = body.rfind("\r\n--").unwrap_or(body.len());
                 let id = self.id("file");
                 self.files
-                    .insert(id.clone(), body[start..end].as_bytes().to_vec());
+                    .insert(id.clone(), body.as_bytes()[start..end].to_vec());
                 self.counts.uploads += 1;
                 ResponseTemplate::new(200)
                     .set_body_json(json!({"id": id, "object": "file", "purpose": "batch"}))
