@@ -70,6 +70,14 @@ impl BatchClient<'_> {
     }
 }
 
+/// Whether a provider at `base_url` has its batch API: as `said` when set, else only on the
+/// provider's own server `own_host` (compatible servers have none).
+pub(crate) fn available(said: Option<bool>, base_url: &str, own_host: &str) -> bool {
+    said.unwrap_or_else(|| {
+        reqwest::Url::parse(base_url).is_ok_and(|url| url.host_str() == Some(own_host))
+    })
+}
+
 /// How much one batch may hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct BatchLimits {

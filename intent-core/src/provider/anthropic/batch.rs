@@ -31,8 +31,8 @@ use serde_json::Value;
 
 use super::{parse_reply, AnthropicProvider};
 use crate::provider::batch::{
-    clip_line, endpoint, line_around, read_json, BatchApi, BatchClient, BatchLimits, End,
-    ItemFailure, Phase, ResultLine, Staged, Status, MAX_RESULTS_BYTES,
+    available, clip_line, endpoint, line_around, read_json, BatchApi, BatchClient, BatchLimits,
+    End, ItemFailure, Phase, ResultLine, Staged, Status, MAX_RESULTS_BYTES,
 };
 use crate::provider::transport::{error_text, Exchange};
 use crate::provider::{BoxFuture, ProviderError};
@@ -66,10 +66,7 @@ impl AnthropicProvider {
 
     /// The provider's batch API, when its server has one.
     pub(super) fn batch(&self) -> Option<BatchClient<'_>> {
-        let available = self.batch_api.unwrap_or_else(|| {
-            reqwest::Url::parse(&self.base_url)
-                .is_ok_and(|url| url.host_str() == Some("api.anthropic.com"))
-        });
+        let available = available(self.batch_api, &self.base_url, "api.anthropic.com");
         available.then_some(BatchClient { api: self })
     }
 

@@ -36,8 +36,8 @@ use serde_json::{json, Value};
 
 use super::{openai_responses, parse_reply, OpenAiApi, OpenAiProvider};
 use crate::provider::batch::{
-    clip_line, endpoint, line_around, read_json, BatchApi, BatchClient, BatchLimits, End,
-    ItemFailure, Phase, ResultLine, Staged, Status, MAX_RESULTS_BYTES,
+    available, clip_line, endpoint, line_around, read_json, BatchApi, BatchClient, BatchLimits,
+    End, ItemFailure, Phase, ResultLine, Staged, Status, MAX_RESULTS_BYTES,
 };
 use crate::provider::transport::{error_text, multipart_file, Exchange};
 use crate::provider::{AiResponse, BoxFuture, ProviderError, ProviderErrorKind};
@@ -70,10 +70,7 @@ impl OpenAiProvider {
 
     /// The provider's batch API, when its server has one.
     pub(super) fn batch(&self) -> Option<BatchClient<'_>> {
-        let available = self.batch_api.unwrap_or_else(|| {
-            reqwest::Url::parse(&self.base_url)
-                .is_ok_and(|url| url.host_str() == Some("api.openai.com"))
-        });
+        let available = available(self.batch_api, &self.base_url, "api.openai.com");
         available.then_some(BatchClient { api: self })
     }
 
