@@ -122,7 +122,10 @@ pub(super) fn read_checked<T: Intent>(
 }
 
 /// The issue of a reply that did not end normally: cut off, refused or filtered.
-fn finish_issue(response: &AiResponse, max_output_tokens: Option<u32>) -> Option<ResultIssue> {
+pub(crate) fn finish_issue(
+    response: &AiResponse,
+    max_output_tokens: Option<u32>,
+) -> Option<ResultIssue> {
     match &response.finish_reason {
         FinishReason::Length => Some(ResultIssue::new(
             IssueKind::Truncated,

@@ -8,14 +8,14 @@ use crate::options::AiRequestOptions;
 use crate::result::{IssueKind, ResultIssue, Usage};
 
 /// A call's limits, the request's options over the client's.
-pub(super) struct Limits {
-    pub(super) max_attempts: u32,
+pub(crate) struct Limits {
+    pub(crate) max_attempts: u32,
     token_budget: Option<u64>,
     deadline: Option<(Duration, Instant)>,
 }
 
 impl Limits {
-    pub(super) fn new(client: &IntentClient, options: &AiRequestOptions) -> Limits {
+    pub(crate) fn new(client: &IntentClient, options: &AiRequestOptions) -> Limits {
         let client_options = client.options();
         Limits {
             max_attempts: options
@@ -65,7 +65,7 @@ impl Limits {
     }
 
     /// The issue of a call whose `usage` reached its token budget, when it did.
-    pub(super) fn budget_issue(&self, usage: Usage) -> Option<ResultIssue> {
+    pub(crate) fn budget_issue(&self, usage: Usage) -> Option<ResultIssue> {
         let budget = self.token_budget?;
         (usage.total_tokens() >= budget).then(|| {
             ResultIssue::new(
@@ -79,7 +79,7 @@ impl Limits {
     }
 
     /// The issue of a call whose every attempt failed.
-    pub(super) fn attempts_issue(&self) -> ResultIssue {
+    pub(crate) fn attempts_issue(&self) -> ResultIssue {
         ResultIssue::new(
             IssueKind::Limit,
             format!(

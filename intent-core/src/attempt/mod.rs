@@ -18,10 +18,12 @@ use std::time::Instant;
 
 use tracing::{field, Instrument};
 
+pub(crate) use self::check::finish_issue;
+pub(crate) use self::limits::Limits;
+
 use self::answer::Answered;
 use self::check::Checked;
 use self::finish::Tally;
-use self::limits::Limits;
 use crate::cache::Cache;
 use crate::call::AiCall;
 use crate::client::IntentClient;

@@ -39,20 +39,24 @@
 //! # });
 //! ```
 
+mod batch;
 mod call;
 mod chunk;
 mod each;
 mod result;
 mod run;
+mod stream;
 mod verify;
 
 #[cfg(feature = "progress-bar")]
 mod progress_bar;
 
+pub use batch::BatchOptions;
 pub use call::{CollectionCall, DEFAULT_CHUNK_SIZE, DEFAULT_CONCURRENCY};
 #[cfg(feature = "progress-bar")]
 pub use progress_bar::progress_bar;
 pub use result::{ChunkRecord, CollectionResult, ElementIssue, Progress};
+pub use stream::{MapStream, StreamItem};
 
 use serde::Serialize;
 

@@ -17,27 +17,66 @@ use crate::client::IntentClient;
 use crate::input::SerializedInput;
 use crate::intent::Intent;
 use crate::options::AiRequestOptions;
-use crate::prompt;
-use crate::result::{IssueKind, ResultIssue, Usage};
+use crate::prompt::{self, PromptPlan};
+use crate::result::{AttemptRecord, IssueKind, ResultIssue, Usage};
 use crate::shape::{Field, Node, ShapeGraph, StructKind, StructShape, TypeInfo};
 
 /// What every chunk of a call shares.
-struct Shared<'c, O> {
-    client: &'c IntentClient,
-    intent: &'c str,
-    mode: Mode,
-    options: &'c AiRequestOptions,
+pub(super) struct Shared<'c, O> {
+    pub(super) client: &'c IntentClient,
+    pub(super) intent: &'c str,
+    pub(super) mode: Mode,
+    pub(super) options: &'c AiRequestOptions,
     label: &'c str,
     /// The answer's shape for `map_each` (the same for every chunk).
     each_info: Option<Arc<TypeInfo>>,
     reader: ElementReader<'c, O>,
 }
 
+impl<'c, O: Intent> Shared<'c, O> {
+    pub(super) fn new(
+        client: &'c IntentClient,
+        intent: &'c str,
+        mode: Mode,
+        options: &'c AiRequestOptions,
+        label: &'c str,
+        checks: &'c [crate::call::Check<'c, O>],
+    ) -> Self {
+        Shared {
+            client,
+            intent,
+            mode,
+            options,
+            label,
+            each_info: (mode == Mode::Each).then(TypeInfo::of::<Vec<EachItem<O>>>),
+            reader: ElementReader::new(checks),
+        }
+    }
+
+    /// The brackets or braces around a chunk's elements.
+    pub(super) fn delimiters(&self) -> (char, char) {
+        match self.mode {
+            Mode::Each => ('[', ']'),
+            Mode::Keyed => ('{', '}'),
+        }
+    }
+}
+
 /// One chunk's end: its record, and its values and findings by slot.
-struct ChunkOutcome<O> {
-    record: ChunkRecord,
+pub(super) struct ChunkOutcome<O> {
+    pub(super) record: ChunkRecord,
     values: Vec<Option<O>>,
     issues: Vec<ElementIssue>,
+}
+
+/// A chunk ready to be asked: its slots, its options with the count requirement, and its plan
+/// (or why it could not be planned).
+pub(super) struct PreparedChunk {
+    pub(super) positions: Vec<usize>,
+    pub(super) keys: Vec<String>,
+    pub(super) input: SerializedInput,
+    pub(super) options: AiRequestOptions,
+    pub(super) plan: Result<PromptPlan, ResultIssue>,
 }
 
 impl<'a, K, O> IntoFuture for CollectionCall<'a, K, O>
@@ -67,51 +106,16 @@ async fn run<K, O: Intent + Send>(call: CollectionCall<'_, K, O>) -> CollectionR
         on_progress,
         checks,
     } = call;
-    let total = elements.len();
-    let mut values: Vec<Option<O>> = (0..total).map(|_| None).collect();
-    let mut issues: Vec<ElementIssue> = elements
-        .iter()
-        .enumerate()
-        .filter_map(|(position, e)| {
-            e.as_ref().err().map(|issue| {
-                ElementIssue::new(position, key_of(&elements, mode, position), issue.clone())
-            })
-        })
-        .collect();
-    let (chunks, refused) =
-        chunk::plan_chunks(&elements, chunk_size, client.options().max_input_chars);
-    issues.extend(refused.into_iter().map(|(position, issue)| {
-        ElementIssue::new(position, key_of(&elements, mode, position), issue)
-    }));
-    let mut progress = Progress {
-        done: issues.len(),
-        total,
-        failed: issues.len(),
-        chunks_done: 0,
-        chunks_total: chunks.len(),
-    };
-    let report = |progress: Progress| {
-        if let Some(report) = &on_progress {
-            report(progress);
-        }
-    };
-    report(progress);
-
-    let shared = Shared {
-        client,
-        intent,
+    let (mut collector, chunks) = Collector::new(
+        &elements,
         mode,
-        options: &options,
-        label: &label,
-        each_info: (mode == Mode::Each).then(TypeInfo::of::<Vec<EachItem<O>>>),
-        reader: ElementReader::new(&checks),
-    };
-    let (open, close) = match mode {
-        Mode::Each => ('[', ']'),
-        Mode::Keyed => ('{', '}'),
-    };
+        chunk_size,
+        client.options().max_input_chars,
+        on_progress.as_deref(),
+    );
+    let shared = Shared::new(client, intent, mode, &options, &label, &checks);
+    let (open, close) = shared.delimiters();
     let mut elements = elements;
-    let mut records = Vec::with_capacity(chunks.len());
     // A chunk's input is built when it starts, from elements it moves out of the call.
     let mut outcomes = stream::iter(chunks.into_iter().enumerate())
         .map(|(number, positions)| {
@@ -120,6 +124,71 @@ async fn run<K, O: Intent + Send>(call: CollectionCall<'_, K, O>) -> CollectionR
         })
         .buffer_unordered(concurrency.max(1));
     while let Some(outcome) = outcomes.next().await {
+        collector.add(outcome);
+    }
+    drop(outcomes);
+    collector.finish(keys)
+}
+
+/// A collection's results as its chunks end: values by position, findings, records and progress.
+pub(super) struct Collector<'p, O> {
+    values: Vec<Option<O>>,
+    issues: Vec<ElementIssue>,
+    records: Vec<ChunkRecord>,
+    progress: Progress,
+    on_progress: Option<&'p (dyn Fn(Progress) + Send + Sync + 'p)>,
+}
+
+impl<'p, O> Collector<'p, O> {
+    /// The collector of `elements` and the chunks they are cut into; the elements refused before
+    /// any chunk (not serializable, too large) already carry their issues. Reports the start.
+    pub(super) fn new(
+        elements: &[Result<Element, ResultIssue>],
+        mode: Mode,
+        chunk_size: usize,
+        max_input_chars: usize,
+        on_progress: Option<&'p (dyn Fn(Progress) + Send + Sync + 'p)>,
+    ) -> (Self, Vec<Vec<usize>>) {
+        let total = elements.len();
+        let mut issues: Vec<ElementIssue> = elements
+            .iter()
+            .enumerate()
+            .filter_map(|(position, e)| {
+                e.as_ref().err().map(|issue| {
+                    ElementIssue::new(position, key_of(elements, mode, position), issue.clone())
+                })
+            })
+            .collect();
+        let (chunks, refused) = chunk::plan_chunks(elements, chunk_size, max_input_chars);
+        issues.extend(refused.into_iter().map(|(position, issue)| {
+            ElementIssue::new(position, key_of(elements, mode, position), issue)
+        }));
+        let progress = Progress {
+            done: issues.len(),
+            total,
+            failed: issues.len(),
+            chunks_done: 0,
+            chunks_total: chunks.len(),
+        };
+        let collector = Collector {
+            values: (0..total).map(|_| None).collect(),
+            issues,
+            records: Vec::with_capacity(chunks.len()),
+            progress,
+            on_progress,
+        };
+        collector.report();
+        (collector, chunks)
+    }
+
+    fn report(&self) {
+        if let Some(report) = self.on_progress {
+            report(self.progress);
+        }
+    }
+
+    /// Takes in a chunk that ended, and reports the progress.
+    pub(super) fn add(&mut self, outcome: ChunkOutcome<O>) {
         let ChunkOutcome {
             record,
             values: chunk_values,
@@ -128,27 +197,36 @@ async fn run<K, O: Intent + Send>(call: CollectionCall<'_, K, O>) -> CollectionR
         let mut failed = 0;
         for (&position, value) in record.positions.iter().zip(chunk_values) {
             failed += usize::from(value.is_none());
-            values[position] = value;
+            self.values[position] = value;
         }
-        issues.extend(chunk_issues);
-        progress.done += record.positions.len();
-        progress.failed += failed;
-        progress.chunks_done += 1;
-        report(progress);
-        records.push(record);
+        self.issues.extend(chunk_issues);
+        self.progress.done += record.positions.len();
+        self.progress.failed += failed;
+        self.progress.chunks_done += 1;
+        self.report();
+        self.records.push(record);
     }
-    drop(outcomes);
-    records.sort_by_key(|r| r.number);
-    issues.sort_by_key(|i| i.position);
-    let usage = records
-        .iter()
-        .fold(Usage::default(), |sum, r| sum + r.usage);
-    CollectionResult {
-        keys,
-        values,
-        issues,
-        chunks: records,
-        usage,
+
+    /// The collection's result, under `keys`.
+    pub(super) fn finish<K>(self, keys: Vec<K>) -> CollectionResult<K, O> {
+        let Collector {
+            values,
+            mut issues,
+            mut records,
+            ..
+        } = self;
+        records.sort_by_key(|r| r.number);
+        issues.sort_by_key(|i| i.position);
+        let usage = records
+            .iter()
+            .fold(Usage::default(), |sum, r| sum + r.usage);
+        CollectionResult {
+            keys,
+            values,
+            issues,
+            chunks: records,
+            usage,
+        }
     }
 }
 
@@ -165,12 +243,42 @@ async fn run_chunk<O: Intent + Send>(
     number: usize,
     chunk: ChunkInput,
 ) -> ChunkOutcome<O> {
+    let mut prepared = prepare_chunk(shared, chunk);
+    let result = match &prepared.plan {
+        Ok(plan) => {
+            // The plan holds the input in its prompt; past planning, only a judge reads it again.
+            if prepared.options.judge.is_none() {
+                prepared.input.text = String::new();
+            }
+            let verify = |text: &str| prepared.verify(shared, text).into_outcome();
+            Some(
+                attempt::run_plan(
+                    shared.client,
+                    plan,
+                    &prepared.input,
+                    shared.intent,
+                    &prepared.options,
+                    &verify,
+                )
+                .await,
+            )
+        }
+        Err(_) => None,
+    };
+    let (value, issues, attempts, usage) = match result {
+        Some(result) => result.into_parts(),
+        None => (None, Vec::new(), Vec::new(), Usage::default()),
+    };
+    conclude_chunk(shared, number, prepared, value, issues, attempts, usage)
+}
+
+/// A chunk's options (the call's, with the count requirement) and its plan.
+pub(super) fn prepare_chunk<O: Intent>(shared: &Shared<'_, O>, chunk: ChunkInput) -> PreparedChunk {
     let ChunkInput {
         positions,
         keys,
         text,
     } = chunk;
-    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     let requirement = match shared.mode {
         Mode::Each => format!(
                 "Exactly {}, one per input element, in the input's order, each with the index of its input element.",
@@ -181,65 +289,60 @@ async fn run_chunk<O: Intent + Send>(
                 count(positions.len(), "member", "members")
             ),
     };
-    let mut input = SerializedInput {
+    let input = SerializedInput {
         text,
         label: shared.label.to_owned(),
     };
     let info = match &shared.each_info {
         Some(info) => Arc::clone(info),
-        None => Arc::new(keyed_info::<O>(&keys)),
+        None => {
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+            Arc::new(keyed_info::<O>(&keys))
+        }
     };
     let mut options = shared.options.clone();
     options.expected_output_description = Some(match options.expected_output_description.take() {
         Some(own) if !own.trim().is_empty() => format!("{} {requirement}", own.trim()),
         _ => requirement,
     });
-    let verify = |text: &str| -> Verdict<O> {
+    let plan = prompt::plan(&info, &options, shared.intent, &input)
+        .map_err(|error| ResultIssue::new(IssueKind::Request, error.to_string()));
+    PreparedChunk {
+        positions,
+        keys,
+        input,
+        options,
+        plan,
+    }
+}
+
+impl PreparedChunk {
+    /// What a reply to this chunk holds, element by element.
+    pub(super) fn verify<O: Intent>(&self, shared: &Shared<'_, O>, text: &str) -> Verdict<O> {
         match shared.mode {
-            Mode::Each => verify::verify_each(&shared.reader, text, &positions),
-            Mode::Keyed => verify::verify_keyed(&shared.reader, text, &keys),
-        }
-    };
-
-    let (result, plan_issue) = match prompt::plan(&info, &options, shared.intent, &input) {
-        Ok(plan) => {
-            // The plan holds the input in its prompt; past planning, only a judge reads it again.
-            if options.judge.is_none() {
-                input.text = String::new();
+            Mode::Each => verify::verify_each(&shared.reader, text, &self.positions),
+            Mode::Keyed => {
+                let keys: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+                verify::verify_keyed(&shared.reader, text, &keys)
             }
-            (
-                Some(
-                    attempt::run_plan(
-                        shared.client,
-                        &plan,
-                        &input,
-                        shared.intent,
-                        &options,
-                        &|text: &str| verify(text).into_outcome(),
-                    )
-                    .await,
-                ),
-                None,
-            )
         }
-        Err(error) => (
-            None,
-            Some(ResultIssue::new(IssueKind::Request, error.to_string())),
-        ),
-    };
-    let (attempts, final_issues, usage, value) = match result {
-        Some(result) => {
-            let (value, issues, attempts, usage) = result.into_parts();
-            (attempts, issues, usage, value)
-        }
-        None => (
-            Vec::new(),
-            plan_issue.into_iter().collect(),
-            Usage::default(),
-            None,
-        ),
-    };
+    }
+}
 
+/// A chunk's end from its attempts: the values (all of them when `value` is set, else what the
+/// last reply got right) and the findings per element.
+pub(super) fn conclude_chunk<O: Intent>(
+    shared: &Shared<'_, O>,
+    number: usize,
+    prepared: PreparedChunk,
+    value: Option<Vec<O>>,
+    mut final_issues: Vec<ResultIssue>,
+    attempts: Vec<AttemptRecord>,
+    usage: Usage,
+) -> ChunkOutcome<O> {
+    if let Err(issue) = &prepared.plan {
+        final_issues.insert(0, issue.clone());
+    }
     let (values, mut issues) = match value {
         Some(values) => (values.into_iter().map(Some).collect(), Vec::new()),
         None => {
@@ -247,20 +350,32 @@ async fn run_chunk<O: Intent + Send>(
             let verdict = attempts
                 .last()
                 .filter(|a| !a.raw_output.trim().is_empty())
-                .map(|a| verify(&a.raw_output));
+                .map(|a| prepared.verify(shared, &a.raw_output));
             match verdict {
                 Some(verdict) => {
                     let issues = verdict
                         .slot_issues
                         .into_iter()
-                        .map(|(slot, issue)| ElementIssue::new(positions[slot], keys[slot], issue))
+                        .map(|(slot, issue)| {
+                            ElementIssue::new(
+                                prepared.positions[slot],
+                                prepared.keys[slot].as_str(),
+                                issue,
+                            )
+                        })
                         .collect();
                     (verdict.values, issues)
                 }
-                None => ((0..positions.len()).map(|_| None).collect(), Vec::new()),
+                None => (
+                    (0..prepared.positions.len()).map(|_| None).collect(),
+                    Vec::new(),
+                ),
             }
         }
     };
+    let PreparedChunk {
+        positions, keys, ..
+    } = prepared;
     // An element with no value and no finding of its own carries the chunk's final findings.
     let mut covered = vec![false; positions.len()];
     for issue in &issues {
@@ -270,11 +385,11 @@ async fn run_chunk<O: Intent + Send>(
     }
     for (slot, value) in values.iter().enumerate() {
         if value.is_none() && !covered[slot] {
-            let path = crate::read::join_pointer("", keys[slot]);
+            let path = crate::read::join_pointer("", &keys[slot]);
             issues.extend(final_issues.iter().map(|issue| {
                 ElementIssue::new(
                     positions[slot],
-                    keys[slot],
+                    keys[slot].as_str(),
                     ResultIssue::at(&path, issue.kind, issue.message.clone()),
                 )
             }));

@@ -17,6 +17,7 @@ use crate::error::IntentError;
 use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 use crate::result::Usage;
 
+mod batch;
 mod stream;
 
 /// The `anthropic-version` header sent with every request.
@@ -61,6 +62,8 @@ pub struct AnthropicProvider {
     key: ApiKey,
     default_max_tokens: u32,
     send_temperature: bool,
+    /// Whether the server has Anthropic's Message Batches API (`None`: only Anthropic's own).
+    batch_api: Option<bool>,
     transport: Transport,
     prepared: Prepared,
 }
@@ -108,6 +111,7 @@ impl AnthropicProvider {
             key: ApiKey::new(api_key),
             default_max_tokens: Self::DEFAULT_MAX_TOKENS,
             send_temperature: false,
+            batch_api: None,
             transport: Transport::default(),
             prepared: Prepared::default(),
         }
@@ -367,6 +371,10 @@ impl Provider for AnthropicProvider {
 
     fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
         stream::stream(self, request)
+    }
+
+    fn batch_client(&self) -> Option<super::BatchClient<'_>> {
+        self.batch()
     }
 }
 

@@ -5,6 +5,7 @@
 //! [`ScriptedProvider`] answers from a script, offline.
 
 mod anthropic;
+pub(crate) mod batch;
 mod gemini;
 mod openai;
 mod openai_responses;
@@ -18,6 +19,7 @@ pub use crate::error::{ProviderError, ProviderErrorKind};
 pub use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 pub use crate::result::FinishReason;
 pub use anthropic::{AnthropicProvider, ANTHROPIC_VERSION};
+pub use batch::BatchClient;
 pub use gemini::GeminiProvider;
 pub use openai::{MaxTokensField, OpenAiApi, OpenAiProvider};
 pub use scripted::{ScriptedProvider, ScriptedReply};
@@ -170,6 +172,20 @@ pub trait Provider: Send + Sync {
     fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
         stream::whole_reply(self.complete(request))
     }
+
+    /// The provider's batch API, when it has one (see [`BatchClient`]): what
+    /// [`CollectionCall::batch`](crate::CollectionCall::batch) runs on. The default is none, and a
+    /// batch run on a provider without one is refused before anything is sent.
+    ///
+    /// ```
+    /// use intent_core::provider::{OpenAiProvider, Provider, ScriptedProvider};
+    ///
+    /// assert!(OpenAiProvider::new("sk-example").batch_client().is_some());
+    /// assert!(ScriptedProvider::new(["{}"]).batch_client().is_none());
+    /// ```
+    fn batch_client(&self) -> Option<BatchClient<'_>> {
+        None
+    }
 }
 
 impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
@@ -187,5 +203,8 @@ impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
     }
     fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
         (**self).stream(request)
+    }
+    fn batch_client(&self) -> Option<BatchClient<'_>> {
+        (**self).batch_client()
     }
 }

@@ -52,6 +52,7 @@ impl OpenAiApi {
     }
 }
 
+mod batch;
 mod stream;
 
 /// Which body field carries the longest reply, in tokens.
@@ -110,6 +111,8 @@ pub struct OpenAiProvider {
     key_header: Option<String>,
     max_tokens_field: MaxTokensField,
     api: OpenAiApi,
+    /// Whether the server has OpenAI's Batch API (`None`: only OpenAI's own).
+    batch_api: Option<bool>,
     transport: Transport,
     prepared: Prepared,
 }
@@ -155,6 +158,7 @@ impl OpenAiProvider {
             key_header: None,
             max_tokens_field: MaxTokensField::default(),
             api: OpenAiApi::default(),
+            batch_api: None,
             transport: Transport::default(),
             prepared: Prepared::default(),
         }
@@ -446,6 +450,10 @@ impl Provider for OpenAiProvider {
 
     fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
         stream::stream(self, request)
+    }
+
+    fn batch_client(&self) -> Option<super::BatchClient<'_>> {
+        self.batch()
     }
 }
 

@@ -7,6 +7,7 @@
 //! ([`Redact`]).
 
 mod error_body;
+mod exchange;
 mod rate_limit_headers;
 mod redirect;
 mod retry;
@@ -14,6 +15,7 @@ mod secret;
 mod settings;
 mod streaming;
 
+pub(crate) use exchange::{multipart_file, Exchange};
 pub use rate_limit_headers::RateLimitStatus;
 pub use retry::RetryPolicy;
 pub(crate) use secret::{ApiKey, PieceRedactor, Redact};
@@ -131,15 +133,7 @@ impl Transport {
         mut post: Post<'_>,
         receive: R,
     ) -> Result<R::Output, ProviderError> {
-        let fail = |kind, message: String| {
-            ProviderError::new(kind, post.key.redact(message)).with_provider(post.provider)
-        };
-        let client = self.client().map_err(|e| {
-            fail(
-                ProviderErrorKind::Config,
-                format!("the HTTP client could not be built: {e}"),
-            )
-        })?;
+        let client = self.http_client(&post)?;
         post.headers
             .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let template = client
@@ -147,7 +141,35 @@ impl Transport {
             .headers(std::mem::take(&mut post.headers))
             .timeout(self.timeout)
             .body(std::mem::take(&mut post.body));
-        let max_retries = self.retry.max_retries;
+        self.retrying(template, &post, receive, self.retry.max_retries)
+            .await
+    }
+
+    /// The provider's HTTP client, or a configuration error for `post`'s provider.
+    fn http_client(&self, post: &Post<'_>) -> Result<&reqwest::Client, ProviderError> {
+        self.client().map_err(|e| {
+            ProviderError::new(
+                ProviderErrorKind::Config,
+                post.key
+                    .redact(format!("the HTTP client could not be built: {e}")),
+            )
+            .with_provider(post.provider)
+        })
+    }
+
+    /// Sends `template` (a request whose body can be copied), retrying transport faults up to
+    /// `max_retries` times, until `receive` has what it needs from a successful (2xx) reply.
+    /// `post` names the provider, the endpoint and the key for messages.
+    async fn retrying<R: Receive>(
+        &self,
+        template: reqwest::RequestBuilder,
+        post: &Post<'_>,
+        receive: R,
+        max_retries: u32,
+    ) -> Result<R::Output, ProviderError> {
+        let fail = |kind, message: String| {
+            ProviderError::new(kind, post.key.redact(message)).with_provider(post.provider)
+        };
         let mut retry = 0u32;
         loop {
             let Some(request) = template.try_clone() else {
@@ -156,7 +178,7 @@ impl Transport {
                     "the request could not be copied for sending".into(),
                 ));
             };
-            let outcome = self.exchange(request, &post, &receive).await;
+            let outcome = self.exchange(request, post, &receive).await;
             let fault = match outcome {
                 Ok(received) => return Ok(received),
                 Err(fault) => fault,

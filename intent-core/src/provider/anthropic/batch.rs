@@ -1,0 +1,344 @@
+//! Anthropic's Message Batches API for [`AnthropicProvider`]: the requests of a batch run sent in
+//! one body, run within 24 hours at half the price of live calls.
+//!
+//! The wire, as Anthropic's API reference gives it (`platform.claude.com/docs/en/api/…/batches`):
+//!
+//! - **Create**: `POST {base}/v1/messages/batches` with `{"requests": [{"custom_id", "params"}]}`;
+//!   `params` is the Messages API body a live call sends, byte for byte (less `stream`). At most
+//!   **100,000 requests** and **256 MB** a batch. A `custom_id` is 1 to 64 letters, digits, `-`
+//!   and `_`. The reply is the batch object.
+//! - **Status**: `GET {base}/v1/messages/batches/{id}`: `processing_status` is `in_progress`,
+//!   `canceling` or `ended`; `request_counts {processing, succeeded, errored, canceled, expired}`;
+//!   `results_url` once ended.
+//! - **Results**: `GET {base}/v1/messages/batches/{id}/results`, JSON Lines in any order:
+//!   `{"custom_id", "result": {"type": "succeeded", "message": {…}}}`, or a `type` of `errored`
+//!   (`"error": {"type": "error", "error": {"type", "message"}}`), `canceled` or `expired`. The
+//!   results are read at that documented path under the provider's base URL, never at the
+//!   `results_url` the server names, so the key goes nowhere else.
+//! - **List**: `GET {base}/v1/messages/batches?limit=N`, newest first (`data`, `first_id`): how a
+//!   batch whose creation reply was lost is found again (created after the newest batch seen
+//!   before creating, with as many requests).
+//! - **Cancel**: `POST {base}/v1/messages/batches/{id}/cancel`.
+//!
+//! A batch API is Anthropic's own: a provider on another server offers none unless
+//! [`with_batch_api(true)`](AnthropicProvider::with_batch_api) says the server has one.
+
+use reqwest::header::HeaderValue;
+use reqwest::Method;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::{parse_reply, AnthropicProvider};
+use crate::provider::batch::{
+    available, clip_line, endpoint, line_around, read_json, BatchApi, BatchClient, BatchLimits,
+    End, ItemFailure, Phase, ResultLine, Staged, Status, MAX_RESULTS_BYTES,
+};
+use crate::provider::transport::{error_text, Exchange};
+use crate::provider::{BoxFuture, ProviderError};
+use crate::request::AiRequest;
+
+/// Anthropic's limits on one batch.
+const LIMITS: BatchLimits = BatchLimits {
+    max_requests: 100_000,
+    max_bytes: 256 * 1000 * 1000,
+};
+
+/// `{"requests":[` and `]}` around the lines.
+const FRAMING_BYTES: usize = 15;
+
+impl AnthropicProvider {
+    /// Says whether the server has Anthropic's Message Batches API. On by default for Anthropic's
+    /// own base URL (`api.anthropic.com`), off for any other server; turn it on for one that has it.
+    ///
+    /// ```
+    /// use intent_core::provider::{AnthropicProvider, Provider};
+    ///
+    /// let proxy = AnthropicProvider::new("key")
+    ///     .with_base_url("https://proxy.example.com")
+    ///     .with_batch_api(true);
+    /// assert!(proxy.batch_client().is_some());
+    /// ```
+    pub fn with_batch_api(mut self, available: bool) -> Self {
+        self.batch_api = Some(available);
+        self
+    }
+
+    /// The provider's batch API, when its server has one.
+    pub(super) fn batch(&self) -> Option<BatchClient<'_>> {
+        let available = available(self.batch_api, &self.base_url, "api.anthropic.com");
+        available.then_some(BatchClient { api: self })
+    }
+
+    fn batch_exchange(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+        retry: bool,
+    ) -> Result<Exchange<'_>, ProviderError> {
+        Ok(Exchange {
+            provider: &self.name,
+            method,
+            url: endpoint(&self.base_url, path, &self.name)?,
+            headers: self.headers()?,
+            body: body.map(|b| (HeaderValue::from_static("application/json"), b)),
+            key: &self.key,
+            retry,
+        })
+    }
+
+    async fn batch_json<T: serde::de::DeserializeOwned>(
+        &self,
+        exchange: Exchange<'_>,
+        what: &str,
+    ) -> Result<T, ProviderError> {
+        let body = self.transport.batch_request(exchange).await?;
+        read_json(&body, what, &self.name, &self.key)
+    }
+
+    async fn newest_batch(&self) -> Result<Option<String>, ProviderError> {
+        let exchange =
+            self.batch_exchange(Method::GET, "v1/messages/batches?limit=1", None, true)?;
+        let list: WireList = self.batch_json(exchange, "listing the batches").await?;
+        Ok(list.data.into_iter().next().map(|b| b.id))
+    }
+
+    async fn create_batch(&self, lines: &[Vec<u8>]) -> Result<String, ProviderError> {
+        let mut body =
+            Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>() + FRAMING_BYTES);
+        body.extend_from_slice(b"{\"requests\":[");
+        for (i, line) in lines.iter().enumerate() {
+            if i > 0 {
+                body.push(b',');
+            }
+            body.extend_from_slice(line);
+        }
+        body.extend_from_slice(b"]}");
+        let exchange =
+            self.batch_exchange(Method::POST, "v1/messages/batches", Some(body), false)?;
+        let created: WireBatch = self.batch_json(exchange, "creating the batch").await?;
+        Ok(created.id)
+    }
+
+    async fn find_batch(
+        &self,
+        staged: &Staged,
+        requests: usize,
+    ) -> Result<Option<String>, ProviderError> {
+        let exchange =
+            self.batch_exchange(Method::GET, "v1/messages/batches?limit=100", None, true)?;
+        let list: WireList = self.batch_json(exchange, "listing the batches").await?;
+        // Newest first: the batches created since `newest_before`, with as many requests.
+        for batch in list.data {
+            if Some(&batch.id) == staged.newest_before.as_ref() {
+                break;
+            }
+            if batch.request_counts.map(|c| c.total()) == Some(requests as u64) {
+                return Ok(Some(batch.id));
+            }
+        }
+        Ok(None)
+    }
+
+    async fn batch_status(&self, id: &str) -> Result<Status, ProviderError> {
+        let exchange = self.batch_exchange(
+            Method::GET,
+            &format!("v1/messages/batches/{id}"),
+            None,
+            true,
+        )?;
+        let batch: WireBatch = self.batch_json(exchange, "reading the batch").await?;
+        let counts = batch.request_counts.unwrap_or_default();
+        let phase = match batch.processing_status.as_deref() {
+            Some("in_progress") => Phase::InProgress,
+            Some("canceling") => Phase::Cancelling,
+            Some("ended") if batch.cancel_initiated_at.is_some() => Phase::Ended(End::Cancelled),
+            Some("ended") if counts.expired > 0 && counts.succeeded + counts.errored == 0 => {
+                Phase::Ended(End::Expired)
+            }
+            Some("ended") => Phase::Ended(End::Completed),
+            other => {
+                tracing::warn!(status = ?other, batch = id, "unknown batch status; still waiting");
+                Phase::InProgress
+            }
+        };
+        Ok(Status {
+            phase,
+            answered: counts.succeeded,
+            failed: counts.errored + counts.expired + counts.canceled,
+            results: vec![id.to_owned()],
+        })
+    }
+
+    async fn batch_results(&self, id: &str) -> Result<Vec<ResultLine>, ProviderError> {
+        let exchange = self.batch_exchange(
+            Method::GET,
+            &format!("v1/messages/batches/{id}/results"),
+            None,
+            true,
+        )?;
+        let parse = |line: &[u8]| self.result_line(line);
+        self.transport
+            .exchange_lines(exchange, MAX_RESULTS_BYTES, &parse)
+            .await
+    }
+
+    /// One line of a batch's results.
+    fn result_line(&self, line: &[u8]) -> ResultLine {
+        let unreadable = |why: &str| ResultLine::Unreadable(format!("{why}: {}", clip_line(line)));
+        let parsed: WireLine<'_> = match serde_json::from_slice(line) {
+            Ok(parsed) => parsed,
+            Err(e) => return unreadable(&format!("a line is not JSON ({e})")),
+        };
+        let Some(custom_id) = parsed.custom_id else {
+            return unreadable("a line has no custom_id");
+        };
+        let Some(result) = parsed.result else {
+            return unreadable("a line has no result");
+        };
+        let outcome = match result.kind.as_deref() {
+            Some("succeeded") => match result.message {
+                Some(message) => parse_reply(message.get().as_bytes(), &self.model, &self.key)
+                    .map_err(|e| (ItemFailure::Errored, e.message)),
+                None => return unreadable("a succeeded result has no message"),
+            },
+            Some("errored") => {
+                let error = result.error.unwrap_or(Value::Null);
+                let inner = error.get("error").unwrap_or(&error);
+                Err((ItemFailure::Errored, error_text(inner)))
+            }
+            Some("expired") => Err((
+                ItemFailure::Expired,
+                "the batch's 24-hour window passed before the request ran".to_owned(),
+            )),
+            Some("canceled") => Err((
+                ItemFailure::Canceled,
+                "the batch was cancelled before the request ran".to_owned(),
+            )),
+            other => return unreadable(&format!("a result has the unknown type {other:?}")),
+        };
+        ResultLine::Item { custom_id, outcome }
+    }
+}
+
+impl BatchApi for AnthropicProvider {
+    fn limits(&self) -> BatchLimits {
+        LIMITS
+    }
+
+    fn encode(&self, custom_id: &str, request: &AiRequest) -> Result<Vec<u8>, ProviderError> {
+        let model = request.model.as_deref().unwrap_or(&self.model);
+        let body = self.body(request, model, false)?;
+        Ok(line_around(custom_id, "\"params\":", &body))
+    }
+
+    fn batch_bytes(&self, lines_len: usize) -> usize {
+        // Lines are joined by commas where a file has line ends: the same count.
+        lines_len + FRAMING_BYTES
+    }
+
+    fn stage<'a>(&'a self, _lines: &'a [Vec<u8>]) -> BoxFuture<'a, Result<Staged, ProviderError>> {
+        Box::pin(async move {
+            Ok(Staged {
+                file: None,
+                newest_before: self.newest_batch().await?,
+            })
+        })
+    }
+
+    fn create<'a>(
+        &'a self,
+        _staged: &'a Staged,
+        lines: &'a [Vec<u8>],
+    ) -> BoxFuture<'a, Result<String, ProviderError>> {
+        Box::pin(self.create_batch(lines))
+    }
+
+    fn find<'a>(
+        &'a self,
+        staged: &'a Staged,
+        requests: usize,
+    ) -> BoxFuture<'a, Result<Option<String>, ProviderError>> {
+        Box::pin(self.find_batch(staged, requests))
+    }
+
+    fn status<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Status, ProviderError>> {
+        Box::pin(self.batch_status(id))
+    }
+
+    fn results<'a>(
+        &'a self,
+        id: &'a str,
+        _status: &'a Status,
+    ) -> BoxFuture<'a, Result<Vec<ResultLine>, ProviderError>> {
+        Box::pin(self.batch_results(id))
+    }
+
+    fn cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), ProviderError>> {
+        Box::pin(async move {
+            let exchange = self.batch_exchange(
+                Method::POST,
+                &format!("v1/messages/batches/{id}/cancel"),
+                None,
+                true,
+            )?;
+            self.transport.batch_request(exchange).await.map(drop)
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct WireList {
+    #[serde(default)]
+    data: Vec<WireBatch>,
+}
+
+#[derive(Deserialize)]
+struct WireBatch {
+    id: String,
+    #[serde(default)]
+    processing_status: Option<String>,
+    #[serde(default)]
+    request_counts: Option<WireCounts>,
+    #[serde(default)]
+    cancel_initiated_at: Option<Value>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+struct WireCounts {
+    #[serde(default)]
+    processing: u64,
+    #[serde(default)]
+    succeeded: u64,
+    #[serde(default)]
+    errored: u64,
+    #[serde(default)]
+    canceled: u64,
+    #[serde(default)]
+    expired: u64,
+}
+
+impl WireCounts {
+    fn total(self) -> u64 {
+        self.processing + self.succeeded + self.errored + self.canceled + self.expired
+    }
+}
+
+#[derive(Deserialize)]
+struct WireLine<'a> {
+    #[serde(default)]
+    custom_id: Option<String>,
+    #[serde(default, borrow)]
+    result: Option<WireResult<'a>>,
+}
+
+#[derive(Deserialize)]
+struct WireResult<'a> {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<Value>,
+}

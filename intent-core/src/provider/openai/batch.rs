@@ -1,0 +1,431 @@
+//! OpenAI's Batch API for [`OpenAiProvider`]: the requests of a batch run as one input file, run
+//! within 24 hours at half the price of live calls.
+//!
+//! The wire, as OpenAI's API reference and its OpenAPI description give it:
+//!
+//! - **Input**: a JSON Lines file, one request a line, `{"custom_id": "…", "method": "POST", "url":
+//!   "/v1/chat/completions", "body": {…}}` (`"/v1/responses"` for the Responses API). The `body`
+//!   is the one a live call sends, byte for byte, less `stream`. At most **50,000 requests** and
+//!   **200 MB** a file.
+//! - **Upload**: `POST {base}/files`, multipart/form-data with the fields `purpose=batch` and
+//!   `file`; the reply's `id` is the file's.
+//! - **Create**: `POST {base}/batches` with `{"input_file_id", "endpoint", "completion_window":
+//!   "24h", "metadata"}` (metadata: at most 16 pairs, keys of 64 and values of 512 characters).
+//!   Creating is never sent twice: a fault is followed by a look for the batch among the
+//!   account's latest (`GET {base}/batches?limit=100`, newest first), matched by its input file.
+//! - **Status**: `GET {base}/batches/{id}`: `status` is `validating`, `in_progress`, `finalizing`,
+//!   `completed`, `failed` (the file was refused: `errors.data[{code, message, line}]`),
+//!   `expired` (the window passed; finished requests keep their results), `cancelling` (up to 10
+//!   minutes) or `cancelled` (partial results); `request_counts {total, completed, failed}`;
+//!   `output_file_id` and `error_file_id` once there are results.
+//! - **Results**: `GET {base}/files/{id}/content` of the output file and of the error file, JSON
+//!   Lines in any order: `{"id", "custom_id", "response": {"status_code", "request_id", "body"},
+//!   "error": null}`, or `"response": null, "error": {"code", "message"}` for a request that did
+//!   not run (`batch_expired`, `batch_cancelled`). A body with a status other than 200 carries the
+//!   API's error object.
+//! - **Cancel**: `POST {base}/batches/{id}/cancel`.
+//!
+//! A batch API is OpenAI's own: a provider on another server (Ollama, llama.cpp, vLLM) offers
+//! none unless [`with_batch_api(true)`](OpenAiProvider::with_batch_api) says the server has one.
+
+use reqwest::header::HeaderValue;
+use reqwest::Method;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+use super::{openai_responses, parse_reply, OpenAiApi, OpenAiProvider};
+use crate::provider::batch::{
+    available, clip_line, endpoint, line_around, read_json, BatchApi, BatchClient, BatchLimits,
+    End, ItemFailure, Phase, ResultLine, Staged, Status, MAX_RESULTS_BYTES,
+};
+use crate::provider::transport::{error_text, multipart_file, Exchange};
+use crate::provider::{AiResponse, BoxFuture, ProviderError, ProviderErrorKind};
+use crate::request::AiRequest;
+
+/// OpenAI's limits on one batch's input file.
+const LIMITS: BatchLimits = BatchLimits {
+    max_requests: 50_000,
+    max_bytes: 200 * 1000 * 1000,
+};
+
+impl OpenAiProvider {
+    /// Says whether the server has OpenAI's Batch API. On by default for OpenAI's own base URL
+    /// (`api.openai.com`), off for any other server (Ollama, llama.cpp and vLLM have none); turn it
+    /// on for a server that has one (Azure OpenAI's v1 endpoint, a gateway).
+    ///
+    /// ```
+    /// use intent_core::provider::{OpenAiProvider, Provider};
+    ///
+    /// let gateway = OpenAiProvider::new("key")
+    ///     .with_base_url("https://gateway.example.com/v1")
+    ///     .with_batch_api(true);
+    /// assert!(gateway.batch_client().is_some());
+    /// assert!(OpenAiProvider::new("key").with_batch_api(false).batch_client().is_none());
+    /// ```
+    pub fn with_batch_api(mut self, available: bool) -> Self {
+        self.batch_api = Some(available);
+        self
+    }
+
+    /// The provider's batch API, when its server has one.
+    pub(super) fn batch(&self) -> Option<BatchClient<'_>> {
+        let available = available(self.batch_api, &self.base_url, "api.openai.com");
+        available.then_some(BatchClient { api: self })
+    }
+
+    fn batch_url(&self, path: &str) -> Result<reqwest::Url, ProviderError> {
+        endpoint(&self.base_url, path, &self.name)
+    }
+
+    /// One request of the batch API: `path` under the base URL, with the key's headers.
+    fn batch_exchange(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<(HeaderValue, Vec<u8>)>,
+        retry: bool,
+    ) -> Result<Exchange<'_>, ProviderError> {
+        Ok(Exchange {
+            provider: &self.name,
+            method,
+            url: self.batch_url(path)?,
+            headers: self.headers()?,
+            body,
+            key: &self.key,
+            retry,
+        })
+    }
+
+    async fn batch_json<T: serde::de::DeserializeOwned>(
+        &self,
+        exchange: Exchange<'_>,
+        what: &str,
+    ) -> Result<T, ProviderError> {
+        let body = self.transport.batch_request(exchange).await?;
+        read_json(&body, what, &self.name, &self.key)
+    }
+
+    /// The endpoint every line of a batch names.
+    fn batch_endpoint(&self) -> &'static str {
+        match self.api {
+            OpenAiApi::ChatCompletions => "/v1/chat/completions",
+            OpenAiApi::Responses => "/v1/responses",
+        }
+    }
+
+    async fn stage_file(&self, lines: &[Vec<u8>]) -> Result<Staged, ProviderError> {
+        let mut file = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+        for line in lines {
+            file.extend_from_slice(line);
+            file.push(b'\n');
+        }
+        let form = multipart_file(
+            &[("purpose", "batch")],
+            "file",
+            "batch.jsonl",
+            "application/jsonl",
+            &file,
+        );
+        drop(file);
+        let exchange = self.batch_exchange(Method::POST, "files", Some(form), true)?;
+        let uploaded: WireId = self.batch_json(exchange, "the file upload").await?;
+        Ok(Staged {
+            file: Some(uploaded.id),
+            newest_before: None,
+        })
+    }
+
+    async fn create_batch(&self, staged: &Staged) -> Result<String, ProviderError> {
+        let file = staged.file.as_deref().ok_or_else(|| {
+            ProviderError::new(
+                ProviderErrorKind::Config,
+                "a batch is created from an uploaded input file, and none was uploaded",
+            )
+            .with_provider(&self.name)
+        })?;
+        let body = json!({
+            "input_file_id": file,
+            "endpoint": self.batch_endpoint(),
+            "completion_window": "24h",
+            "metadata": {"created_by": "intent"},
+        });
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let exchange = self.batch_exchange(
+            Method::POST,
+            "batches",
+            Some((HeaderValue::from_static("application/json"), body)),
+            false,
+        )?;
+        let created: WireId = self.batch_json(exchange, "creating the batch").await?;
+        Ok(created.id)
+    }
+
+    async fn find_batch(&self, staged: &Staged) -> Result<Option<String>, ProviderError> {
+        let Some(file) = staged.file.as_deref() else {
+            return Ok(None);
+        };
+        let exchange = self.batch_exchange(Method::GET, "batches?limit=100", None, true)?;
+        let list: WireList = self.batch_json(exchange, "listing the batches").await?;
+        Ok(list
+            .data
+            .into_iter()
+            .find(|b| b.input_file_id.as_deref() == Some(file))
+            .map(|b| b.id))
+    }
+
+    async fn batch_status(&self, id: &str) -> Result<Status, ProviderError> {
+        let exchange = self.batch_exchange(Method::GET, &format!("batches/{id}"), None, true)?;
+        let batch: WireBatch = self.batch_json(exchange, "reading the batch").await?;
+        let phase = match batch.status.as_str() {
+            "validating" => Phase::Validating,
+            "in_progress" => Phase::InProgress,
+            "finalizing" => Phase::Finalizing,
+            "cancelling" => Phase::Cancelling,
+            "completed" => Phase::Ended(End::Completed),
+            "expired" => Phase::Ended(End::Expired),
+            "cancelled" => Phase::Ended(End::Cancelled),
+            "failed" => Phase::Ended(End::Failed(batch_errors(batch.errors.as_ref()))),
+            other => {
+                tracing::warn!(
+                    status = other,
+                    batch = id,
+                    "unknown batch status; still waiting"
+                );
+                Phase::InProgress
+            }
+        };
+        let counts = batch.request_counts.unwrap_or_default();
+        Ok(Status {
+            phase,
+            answered: counts.completed,
+            failed: counts.failed,
+            results: batch
+                .output_file_id
+                .into_iter()
+                .chain(batch.error_file_id)
+                .collect(),
+        })
+    }
+
+    async fn batch_results(&self, status: &Status) -> Result<Vec<ResultLine>, ProviderError> {
+        let mut lines = Vec::new();
+        let parse = |line: &[u8]| self.result_line(line);
+        for file in &status.results {
+            let exchange =
+                self.batch_exchange(Method::GET, &format!("files/{file}/content"), None, true)?;
+            lines.extend(
+                self.transport
+                    .exchange_lines(exchange, MAX_RESULTS_BYTES, &parse)
+                    .await?,
+            );
+        }
+        Ok(lines)
+    }
+
+    /// One line of an output or error file.
+    fn result_line(&self, line: &[u8]) -> ResultLine {
+        let unreadable = |why: &str| ResultLine::Unreadable(format!("{why}: {}", clip_line(line)));
+        let parsed: WireLine<'_> = match serde_json::from_slice(line) {
+            Ok(parsed) => parsed,
+            Err(e) => return unreadable(&format!("a line is not JSON ({e})")),
+        };
+        let Some(custom_id) = parsed.custom_id else {
+            return unreadable("a line has no custom_id");
+        };
+        if let Some(error) = parsed.error.filter(|e| !e.is_null()) {
+            let code = error.get("code").and_then(Value::as_str).unwrap_or("");
+            let failure = match code {
+                "batch_expired" => ItemFailure::Expired,
+                "batch_cancelled" => ItemFailure::Canceled,
+                _ => ItemFailure::Errored,
+            };
+            let message = if code.is_empty() {
+                error_text(&error)
+            } else {
+                format!("{code}: {}", error_text(&error))
+            };
+            return ResultLine::Item {
+                custom_id,
+                outcome: Err((failure, message)),
+            };
+        }
+        let Some(response) = parsed.response else {
+            return unreadable("a line has neither a response nor an error");
+        };
+        let Some(body) = response.body else {
+            return unreadable("a line's response has no body");
+        };
+        let outcome = match response.status_code {
+            Some(200) => self
+                .read_reply(body.get().as_bytes())
+                .map_err(|e| (ItemFailure::Errored, e.message)),
+            status => {
+                let body: Value = serde_json::from_str(body.get()).unwrap_or(Value::Null);
+                let error = body.get("error").unwrap_or(&body);
+                Err((
+                    ItemFailure::Errored,
+                    format!(
+                        "HTTP {}: {}",
+                        status.map_or_else(|| "status unknown".to_owned(), |s| s.to_string()),
+                        error_text(error)
+                    ),
+                ))
+            }
+        };
+        ResultLine::Item { custom_id, outcome }
+    }
+
+    /// A request's reply inside a result line, read as a live reply is.
+    fn read_reply(&self, body: &[u8]) -> Result<AiResponse, ProviderError> {
+        match self.api {
+            OpenAiApi::ChatCompletions => parse_reply(body, &self.model, &self.key),
+            OpenAiApi::Responses => openai_responses::parse_reply(body, &self.model, &self.key),
+        }
+    }
+}
+
+/// `errors.data[].message` of a failed batch, joined.
+fn batch_errors(errors: Option<&Value>) -> String {
+    let messages: Vec<String> = errors
+        .and_then(|e| e.get("data"))
+        .and_then(Value::as_array)
+        .map(|data| {
+            data.iter()
+                .map(|e| {
+                    let line = e
+                        .get("line")
+                        .and_then(Value::as_u64)
+                        .map(|l| format!(" (line {l})"))
+                        .unwrap_or_default();
+                    format!("{}{line}", error_text(e))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if messages.is_empty() {
+        "no reason given".to_owned()
+    } else {
+        messages.join("; ")
+    }
+}
+
+impl BatchApi for OpenAiProvider {
+    fn limits(&self) -> BatchLimits {
+        LIMITS
+    }
+
+    fn encode(&self, custom_id: &str, request: &AiRequest) -> Result<Vec<u8>, ProviderError> {
+        let model = request.model.as_deref().unwrap_or(&self.model);
+        let body = match self.api {
+            OpenAiApi::ChatCompletions => self.body(request, model, false)?,
+            OpenAiApi::Responses => openai_responses::body(request, model, &self.name)?,
+        };
+        let middle = format!(
+            "\"method\":\"POST\",\"url\":\"{}\",\"body\":",
+            self.batch_endpoint()
+        );
+        Ok(line_around(custom_id, &middle, &body))
+    }
+
+    fn batch_bytes(&self, lines_len: usize) -> usize {
+        lines_len
+    }
+
+    fn stage<'a>(&'a self, lines: &'a [Vec<u8>]) -> BoxFuture<'a, Result<Staged, ProviderError>> {
+        Box::pin(self.stage_file(lines))
+    }
+
+    fn create<'a>(
+        &'a self,
+        staged: &'a Staged,
+        _lines: &'a [Vec<u8>],
+    ) -> BoxFuture<'a, Result<String, ProviderError>> {
+        Box::pin(self.create_batch(staged))
+    }
+
+    fn find<'a>(
+        &'a self,
+        staged: &'a Staged,
+        _requests: usize,
+    ) -> BoxFuture<'a, Result<Option<String>, ProviderError>> {
+        Box::pin(self.find_batch(staged))
+    }
+
+    fn status<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Status, ProviderError>> {
+        Box::pin(self.batch_status(id))
+    }
+
+    fn results<'a>(
+        &'a self,
+        _id: &'a str,
+        status: &'a Status,
+    ) -> BoxFuture<'a, Result<Vec<ResultLine>, ProviderError>> {
+        Box::pin(self.batch_results(status))
+    }
+
+    fn cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), ProviderError>> {
+        Box::pin(async move {
+            let exchange =
+                self.batch_exchange(Method::POST, &format!("batches/{id}/cancel"), None, true)?;
+            self.transport.batch_request(exchange).await.map(drop)
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct WireId {
+    id: String,
+}
+
+#[derive(Deserialize)]
+struct WireList {
+    #[serde(default)]
+    data: Vec<WireListed>,
+}
+
+#[derive(Deserialize)]
+struct WireListed {
+    id: String,
+    #[serde(default)]
+    input_file_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireBatch {
+    status: String,
+    #[serde(default)]
+    output_file_id: Option<String>,
+    #[serde(default)]
+    error_file_id: Option<String>,
+    #[serde(default)]
+    request_counts: Option<WireCounts>,
+    #[serde(default)]
+    errors: Option<Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct WireCounts {
+    #[serde(default)]
+    completed: u64,
+    #[serde(default)]
+    failed: u64,
+}
+
+#[derive(Deserialize)]
+struct WireLine<'a> {
+    #[serde(default)]
+    custom_id: Option<String>,
+    #[serde(default, borrow)]
+    response: Option<WireResponse<'a>>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct WireResponse<'a> {
+    #[serde(default)]
+    status_code: Option<u16>,
+    #[serde(default, borrow)]
+    body: Option<&'a RawValue>,
+}
