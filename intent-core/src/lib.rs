@@ -112,6 +112,7 @@ pub use request::{
     AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME,
 };
 pub use result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
+pub use send::Escalation;
 
 #[cfg(feature = "derive")]
 pub use intent_derive::Intent;
@@ -125,8 +126,9 @@ pub mod prelude {
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };
     pub use crate::{
-        AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient, IntentClientOptions,
-        IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort, ResultIssue, Usage,
+        AiRequestOptions, AiResult, AttemptRecord, Escalation, Intent, IntentClient,
+        IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort,
+        ResultIssue, Usage,
     };
 }
 

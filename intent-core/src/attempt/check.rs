@@ -147,6 +147,12 @@ fn finish_issue(response: &AiResponse, max_output_tokens: Option<u32>) -> Option
             IssueKind::Refused,
             "The provider's content filter stopped the reply. Answer without content the filter blocks.",
         )),
+        FinishReason::Abnormal(reason) => Some(ResultIssue::new(
+            IssueKind::Provider,
+            format!(
+                "The provider ended the reply abnormally (finish reason {reason}), so it was not read. Answer again, completely, in the format asked for."
+            ),
+        )),
         _ => None,
     }
 }

@@ -251,7 +251,9 @@ fn retry_len(previous: &AttemptRecord) -> usize {
 
 fn append_retry(user: &mut String, previous: &AttemptRecord) {
     user.push_str("\n\n## Previous attempt\n");
-    let raw = &previous.raw_output;
+    // The model's reasoning is its own: the retry shows the answer it gave, not how it got there.
+    let (raw, _) = crate::read::split_reasoning(&previous.raw_output);
+    let raw: &str = &raw;
     if raw.trim().is_empty() {
         user.push_str("(an empty reply)");
     } else {
