@@ -38,6 +38,7 @@ pub struct PromptPlan {
     model: Option<String>,
     reasoning_effort: Option<ReasoningEffort>,
     thinking_budget: Option<u32>,
+    prompt_caching: bool,
 }
 
 /// Plans a call: the response format and schema for the target, and the fixed part of the prompt.
@@ -190,6 +191,7 @@ pub fn plan(
         model: options.model.clone(),
         reasoning_effort: options.reasoning_effort,
         thinking_budget: options.thinking_budget,
+        prompt_caching: options.prompt_caching,
     })
 }
 
@@ -218,6 +220,7 @@ impl PromptPlan {
             model: self.model.clone(),
             reasoning_effort: self.reasoning_effort,
             thinking_budget: self.thinking_budget,
+            prompt_caching: self.prompt_caching,
         }
     }
 

@@ -307,7 +307,7 @@ impl AnthropicProvider {
         let body = MessagesBody {
             model,
             max_tokens,
-            system: (!request.system.is_empty()).then_some(request.system.as_str()),
+            system: super::prompt_cache::AnthropicSystem::of(request),
             messages: [Message {
                 role: "user",
                 content: &request.user,
@@ -375,7 +375,7 @@ struct MessagesBody<'a> {
     model: &'a str,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    system: Option<&'a str>,
+    system: Option<super::prompt_cache::AnthropicSystem<'a>>,
     messages: [Message<'a>; 1],
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,

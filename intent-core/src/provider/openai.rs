@@ -387,6 +387,7 @@ impl OpenAiProvider {
             max_tokens,
             temperature: request.temperature,
             reasoning_effort: request.reasoning_effort,
+            prompt_cache_key: super::prompt_cache::openai_cache_key(request),
             response_format,
             stream: stream.then_some(true),
             stream_options: stream.then_some(StreamOptions {
@@ -461,6 +462,8 @@ struct ChatBody<'a> {
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<ReasoningEffort>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_format: Option<WireFormat<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
