@@ -13,6 +13,7 @@ mod responses;
 mod scripted_stream;
 mod secrets;
 mod sse_server;
+mod step_down;
 mod stream_faults;
 mod support;
 mod transport;
