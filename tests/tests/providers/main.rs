@@ -2,11 +2,14 @@
 
 mod anthropic;
 mod anthropic_stream;
+mod attempt_reasoning;
+mod escalation;
 mod fallback;
 mod gemini;
 mod odd_replies;
 mod openai;
 mod openai_stream;
+mod prompt_caching;
 mod reasoning;
 mod redirects;
 mod responses;

@@ -48,7 +48,7 @@ fn openai_schema_refusal() -> ResponseTemplate {
 
 /// Checks a stepped-down exchange: a strict first body, a JSON-object second one with the schema
 /// in its prompt and otherwise the same messages, and the notice on the one attempt.
-fn assert_stepped_down(result: &AiResult<Order>, strict: &Value, stepped: &Value, user: &str) {
+fn assert_stepped_down(result: &AiResult<Order>, strict: &Value, user: &str) {
     assert!(result.is_success(), "{:?}", result.issues());
     assert_eq!(result.value().unwrap().lines[0].quantity, 2);
     let attempts = result.attempts();
@@ -71,7 +71,6 @@ fn assert_stepped_down(result: &AiResult<Order>, strict: &Value, stepped: &Value
         user.contains("where <result> is Order"),
         "the type's description is kept: {user}"
     );
-    let _ = stepped;
 }
 
 #[tokio::test]
@@ -89,7 +88,7 @@ async fn openai_chat_refusing_the_schema_gets_the_attempt_in_json_object_mode() 
     assert_eq!(stepped["messages"][0], strict["messages"][0]);
     let user = stepped["messages"][1]["content"].as_str().unwrap();
     assert!(user.starts_with(strict["messages"][1]["content"].as_str().unwrap()));
-    assert_stepped_down(&result, &strict, &stepped, user);
+    assert_stepped_down(&result, &strict, user);
     assert_eq!(result.usage().calls, 1, "the refused request cost no model call");
 }
 
@@ -119,7 +118,7 @@ async fn the_responses_api_refusing_the_schema_steps_down_to_its_json_object_for
     assert_eq!(strict["text"]["format"]["type"], "json_schema");
     assert_eq!(stepped["text"]["format"], json!({"type": "json_object"}));
     let user = stepped["input"][0]["content"].as_str().unwrap();
-    assert_stepped_down(&result, &strict, &stepped, user);
+    assert_stepped_down(&result, &strict, user);
 }
 
 #[tokio::test]
@@ -150,7 +149,7 @@ async fn anthropic_refusing_the_schema_gets_the_attempt_with_no_output_format() 
     assert_eq!(strict["output_config"]["format"]["type"], "json_schema");
     assert!(stepped.get("output_config").is_none(), "{stepped}");
     let user = stepped["messages"][0]["content"].as_str().unwrap();
-    assert_stepped_down(&result, &strict, &stepped, user);
+    assert_stepped_down(&result, &strict, user);
 }
 
 #[tokio::test]
@@ -182,7 +181,7 @@ async fn gemini_refusing_the_schema_with_too_many_states_steps_down() {
         "application/json"
     );
     let user = stepped["contents"][0]["parts"][0]["text"].as_str().unwrap();
-    assert_stepped_down(&result, &strict, &stepped, user);
+    assert_stepped_down(&result, &strict, user);
 }
 
 #[tokio::test]
