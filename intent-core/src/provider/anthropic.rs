@@ -45,6 +45,11 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// not sent: the `enabled` form takes a budget instead. `enabled` is the form every Claude model up
 /// to 4.5 takes; later models deprecate it for `adaptive` thinking.
 ///
+/// With prompt caching asked for (`AiRequestOptions::prompt_caching`), `system` is sent as one
+/// text block marked `cache_control: {"type": "ephemeral"}`; the reply's
+/// `cache_read_input_tokens` are its [`Usage::cached_tokens`](crate::Usage::cached_tokens), and
+/// its input tokens count the cache reads and writes too.
+///
 /// ```
 /// use intent_core::provider::{AnthropicProvider, Provider};
 ///

@@ -88,6 +88,9 @@ pub enum MaxTokensField {
 /// [`Usage::reasoning_tokens`](crate::Usage::reasoning_tokens), and the reasoning that llama.cpp and
 /// DeepSeek (`message.reasoning_content`) or vLLM and Ollama (`message.reasoning`) return beside the
 /// answer into [`AiResponse::reasoning`]. [`with_api`](Self::with_api) switches to the Responses API.
+/// With prompt caching asked for (`AiRequestOptions::prompt_caching`), both APIs are sent a
+/// `prompt_cache_key` named after the request's stable prefix (system message, schema, intent),
+/// so calls that share it reach the same cache.
 /// Transport faults are retried under the [`RetryPolicy`](super::RetryPolicy). The key never shows
 /// in `Debug`, logs or errors.
 ///

@@ -53,7 +53,9 @@ pub(super) fn refuses_strict_schema(request: &AiRequest, error: &ProviderError) 
         return false;
     }
     let message = error.message.to_ascii_lowercase();
-    REFUSAL_WORDING.iter().any(|wording| message.contains(wording))
+    REFUSAL_WORDING
+        .iter()
+        .any(|wording| message.contains(wording))
 }
 
 /// `request` in JSON-object mode: no schema sent, the schema written into the user message
@@ -122,7 +124,10 @@ mod tests {
             "Invalid 'max_completion_tokens': integer below minimum value.",
             "The model `gpt-9` does not exist or you do not have access to it.",
         ] {
-            assert!(!refuses_strict_schema(&request, &ProviderError::http(400, message)));
+            assert!(!refuses_strict_schema(
+                &request,
+                &ProviderError::http(400, message)
+            ));
         }
         // A server fault that mentions a schema is retried by the transport, not stepped down.
         let server = ProviderError::http(500, "Invalid schema for response_format 'x'");
@@ -138,7 +143,9 @@ mod tests {
         let stepped = json_object_request(&strict_request());
         assert_eq!(stepped.format, ResponseFormat::JsonObject);
         assert!(stepped.schema.is_none());
-        assert!(stepped.user.starts_with("## Intent\nx\n\n## Output schema\n"));
+        assert!(stepped
+            .user
+            .starts_with("## Intent\nx\n\n## Output schema\n"));
         assert!(stepped
             .user
             .ends_with(r#"{"type":"object","properties":{"value":{"type":"integer"}}}"#));

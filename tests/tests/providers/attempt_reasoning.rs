@@ -30,7 +30,11 @@ async fn every_attempt_keeps_its_reasoning_and_the_retry_shows_only_the_answer()
         "role": "assistant",
         "content": "<thinking>Three letters.</thinking>{\"value\": 3}"
     }));
-    let server = failing_then(vec![ResponseTemplate::new(200).set_body_json(first)], second).await;
+    let server = failing_then(
+        vec![ResponseTemplate::new(200).set_body_json(first)],
+        second,
+    )
+    .await;
     let provider = OpenAiProvider::new("")
         .with_base_url(format!("{}/v1", server.uri()))
         .with_retry_policy(quick_retries(1));
@@ -56,7 +60,10 @@ async fn every_attempt_keeps_its_reasoning_and_the_retry_shows_only_the_answer()
         user.contains("## Previous attempt\n{\"value\": 2000}\n\n## Problems"),
         "{user}"
     );
-    assert!(!user.contains("two commas") && !user.contains("<think>"), "{user}");
+    assert!(
+        !user.contains("two commas") && !user.contains("<think>"),
+        "{user}"
+    );
     assert!(!user.contains("Count the commas"), "{user}");
 }
 
@@ -77,7 +84,12 @@ async fn an_attempt_without_reasoning_records_none() {
 
 #[tokio::test]
 async fn a_gemini_reply_that_ended_abnormally_fails_its_attempt_by_name() {
-    for reason in ["OTHER", "LANGUAGE", "MALFORMED_FUNCTION_CALL", "SOMETHING_NEW"] {
+    for reason in [
+        "OTHER",
+        "LANGUAGE",
+        "MALFORMED_FUNCTION_CALL",
+        "SOMETHING_NEW",
+    ] {
         let abnormal = json!({
             "candidates": [{"content": {"role": "model", "parts": [{"text": "{\"value\": 3}"}]},
                             "finishReason": reason}],
@@ -104,9 +116,9 @@ async fn a_gemini_reply_that_ended_abnormally_fails_its_attempt_by_name() {
         );
         assert_eq!(first.issues[0].kind, IssueKind::Provider);
         assert!(
-            first.issues[0]
-                .message
-                .starts_with(&format!("The provider ended the reply abnormally (finish reason {reason})")),
+            first.issues[0].message.starts_with(&format!(
+                "The provider ended the reply abnormally (finish reason {reason})"
+            )),
             "{}",
             first.issues[0].message
         );

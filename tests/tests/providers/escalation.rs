@@ -100,7 +100,10 @@ async fn a_model_alone_escalates_on_the_same_provider() {
         .iter()
         .map(|r| body_of(r)["model"].clone())
         .collect();
-    assert_eq!(models, [json!("gpt-5-nano"), json!("gpt-5"), json!("gpt-5")]);
+    assert_eq!(
+        models,
+        [json!("gpt-5-nano"), json!("gpt-5"), json!("gpt-5")]
+    );
     assert!(sent(&strong).await.is_empty());
     assert_eq!(
         result.attempts()[2].notices[0].message,

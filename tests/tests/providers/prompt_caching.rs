@@ -25,8 +25,16 @@ fn openai(server: &MockServer) -> OpenAiProvider {
 
 /// The keys sent by two calls with the same intent and different inputs, and one with another
 /// intent.
-async fn keys(client: &IntentClient, server: &MockServer, key_of: fn(&Value) -> &Value) -> Vec<Value> {
-    for (input, intent) in [("2 apples", "Count."), ("5 pears", "Count."), ("2 apples", "Sum.")] {
+async fn keys(
+    client: &IntentClient,
+    server: &MockServer,
+    key_of: fn(&Value) -> &Value,
+) -> Vec<Value> {
+    for (input, intent) in [
+        ("2 apples", "Count."),
+        ("5 pears", "Count."),
+        ("2 apples", "Sum."),
+    ] {
         let result = u32::ai(client, input, intent).options(caching()).await;
         assert!(result.is_success(), "{:?}", result.issues());
     }
@@ -54,7 +62,9 @@ async fn openai_chat_sends_one_prompt_cache_key_per_stable_prefix_and_reads_cach
     assert_eq!(keys[0], keys[1], "the input is not part of the prefix");
     assert_ne!(keys[0], keys[2], "another intent is another prefix");
 
-    let result = u32::ai(&client, "2 apples", "Count.").options(caching()).await;
+    let result = u32::ai(&client, "2 apples", "Count.")
+        .options(caching())
+        .await;
     assert_eq!(result.usage().cached_tokens, 1920);
     assert_eq!(result.usage().input_tokens, 2006);
 
@@ -79,7 +89,9 @@ async fn the_responses_api_sends_the_key_and_reads_its_cached_tokens() {
     let keys = keys(&client, &server, |b| &b["prompt_cache_key"]).await;
     assert!(keys[0].as_str().unwrap().starts_with("intent-"));
     assert_eq!(keys[0], keys[1]);
-    let result = u32::ai(&client, "2 apples", "Count.").options(caching()).await;
+    let result = u32::ai(&client, "2 apples", "Count.")
+        .options(caching())
+        .await;
     assert_eq!(result.usage().cached_tokens, 1280);
 }
 
@@ -96,10 +108,16 @@ async fn anthropic_marks_the_system_block_ephemeral_and_counts_cache_reads() {
         .with_base_url(server.uri())
         .with_retry_policy(quick_retries(1));
     let client = IntentClient::new(provider);
-    let result = u32::ai(&client, "2 apples", "Count.").options(caching()).await;
+    let result = u32::ai(&client, "2 apples", "Count.")
+        .options(caching())
+        .await;
     assert!(result.is_success(), "{:?}", result.issues());
     assert_eq!(result.usage().cached_tokens, 1800);
-    assert_eq!(result.usage().input_tokens, 1830, "input counts the cache reads");
+    assert_eq!(
+        result.usage().input_tokens,
+        1830,
+        "input counts the cache reads"
+    );
 
     let body = body_of(&sent(&server).await[0]);
     let system = &body["system"];
@@ -130,9 +148,14 @@ async fn gemini_reports_implicitly_cached_tokens() {
         .with_base_url(server.uri())
         .with_retry_policy(quick_retries(1));
     let client = IntentClient::new(provider);
-    let result = u32::ai(&client, "2 apples", "Count.").options(caching()).await;
+    let result = u32::ai(&client, "2 apples", "Count.")
+        .options(caching())
+        .await;
     assert_eq!(result.usage().cached_tokens, 2048);
     assert_eq!(result.usage().input_tokens, 2100);
     let body = body_of(&sent(&server).await[0]);
-    assert!(!body.to_string().contains("cache"), "Gemini is sent nothing for it: {body}");
+    assert!(
+        !body.to_string().contains("cache"),
+        "Gemini is sent nothing for it: {body}"
+    );
 }

@@ -64,9 +64,14 @@ fn assert_stepped_down(result: &AiResult<Order>, strict: &Value, user: &str) {
         "{}",
         notice.message
     );
-    assert!(strict.to_string().contains("\"additionalProperties\":false"));
+    assert!(strict
+        .to_string()
+        .contains("\"additionalProperties\":false"));
     assert!(user.contains("\n\n## Output schema\nThe JSON object you reply with must match this JSON schema exactly"), "{user}");
-    assert!(user.contains(r#""lines":{"#), "the schema is in the prompt: {user}");
+    assert!(
+        user.contains(r#""lines":{"#),
+        "the schema is in the prompt: {user}"
+    );
     assert!(
         user.contains("where <result> is Order"),
         "the type's description is kept: {user}"
@@ -80,7 +85,11 @@ async fn openai_chat_refusing_the_schema_gets_the_attempt_in_json_object_mode() 
     let result = Order::ai(&client, "order A-1: 2 of X-1", "Extract the order.").await;
 
     let requests = sent(&server).await;
-    assert_eq!(requests.len(), 2, "one refusal, one step-down, no transport retry");
+    assert_eq!(
+        requests.len(),
+        2,
+        "one refusal, one step-down, no transport retry"
+    );
     let strict = body_of(&requests[0]);
     let stepped = body_of(&requests[1]);
     assert_eq!(strict["response_format"]["type"], "json_schema");
@@ -89,7 +98,11 @@ async fn openai_chat_refusing_the_schema_gets_the_attempt_in_json_object_mode() 
     let user = stepped["messages"][1]["content"].as_str().unwrap();
     assert!(user.starts_with(strict["messages"][1]["content"].as_str().unwrap()));
     assert_stepped_down(&result, &strict, user);
-    assert_eq!(result.usage().calls, 1, "the refused request cost no model call");
+    assert_eq!(
+        result.usage().calls,
+        1,
+        "the refused request cost no model call"
+    );
 }
 
 #[tokio::test]
@@ -175,7 +188,9 @@ async fn gemini_refusing_the_schema_with_too_many_states_steps_down() {
     let strict = body_of(&requests[0]);
     let stepped = body_of(&requests[1]);
     assert!(strict["generationConfig"]["responseJsonSchema"].is_object());
-    assert!(stepped["generationConfig"].get("responseJsonSchema").is_none());
+    assert!(stepped["generationConfig"]
+        .get("responseJsonSchema")
+        .is_none());
     assert_eq!(
         stepped["generationConfig"]["responseMimeType"],
         "application/json"
