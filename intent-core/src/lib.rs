@@ -75,6 +75,7 @@ mod attempt;
 mod call;
 mod client;
 mod error;
+mod escalation;
 mod from_env;
 mod impls;
 mod input;
@@ -103,6 +104,7 @@ pub use catalog::Catalog;
 pub use client::{IntentClient, IntentClientBuilder};
 pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
+pub use escalation::Escalation;
 pub use intent::Intent;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
 pub use pricing::{Price, Pricing};
@@ -112,7 +114,6 @@ pub use request::{
     AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME,
 };
 pub use result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
-pub use send::Escalation;
 
 #[cfg(feature = "derive")]
 pub use intent_derive::Intent;

@@ -13,7 +13,6 @@ mod step_down;
 use std::time::Instant;
 
 pub(crate) use self::escalate::route;
-pub use self::escalate::Escalation;
 pub(crate) use self::reasoning::reasoning_of;
 
 use crate::client::IntentClient;
