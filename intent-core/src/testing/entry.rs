@@ -255,6 +255,17 @@ mod tests {
     }
 
     #[test]
+    fn an_abnormal_end_replays_as_abnormal() {
+        let mut response = AiResponse::new("{\"value\": 1}", "gemini-2.5-flash");
+        response.finish_reason = FinishReason::Abnormal("OTHER".into());
+        let recorded = RecordedReply::of(&response);
+        assert_eq!(recorded.finish_reason, "abnormal:OTHER");
+        let text = serde_json::to_string(&recorded).unwrap();
+        let back: RecordedReply = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.to_response(), response);
+    }
+
+    #[test]
     fn a_usage_with_missing_or_unknown_members_still_reads() {
         let usage = usage_of(&serde_json::json!({"input_tokens": 3, "future_tokens": 9}));
         assert_eq!(usage.input_tokens, 3);
