@@ -43,16 +43,30 @@ fn client(cheap: &MockServer, strong: &MockServer) -> IntentClient {
         .unwrap()
 }
 
+/// Counts the letters of "a, b, c" through both servers, with `options`.
+async fn count(
+    cheap: &MockServer,
+    strong: &MockServer,
+    options: AiRequestOptions,
+) -> AiResult<u32> {
+    u32::ai(&client(cheap, strong), "a, b, c", "Count the letters.")
+        .options(options)
+        .await
+}
+
 #[tokio::test]
 async fn a_failed_attempt_escalates_the_rest_to_the_named_provider_and_model() {
     let cheap = answering(chat_reply("gpt-5-nano-2025-08-07", "{\"value\": \"many\"}")).await;
     let strong = answering(anthropic_reply("{\"value\": 3}")).await;
-    let result = u32::ai(&client(&cheap, &strong), "a, b, c", "Count the letters.")
-        .options(AiRequestOptions {
+    let result = count(
+        &cheap,
+        &strong,
+        AiRequestOptions {
             escalation: Some(Escalation::to_provider("anthropic").with_model("claude-opus-4-5")),
             ..AiRequestOptions::default()
-        })
-        .await;
+        },
+    )
+    .await;
 
     assert_eq!(result.value(), Some(&3));
     let attempts = result.attempts();
@@ -85,13 +99,16 @@ async fn a_failed_attempt_escalates_the_rest_to_the_named_provider_and_model() {
 async fn a_model_alone_escalates_on_the_same_provider() {
     let cheap = answering(chat_reply("gpt-5-nano", "{\"value\": \"many\"}")).await;
     let strong = answering(anthropic_reply("{\"value\": 3}")).await;
-    let result = u32::ai(&client(&cheap, &strong), "a, b, c", "Count the letters.")
-        .options(AiRequestOptions {
+    let result = count(
+        &cheap,
+        &strong,
+        AiRequestOptions {
             max_attempts: Some(3),
             escalation: Some(Escalation::to_model("gpt-5")),
             ..AiRequestOptions::default()
-        })
-        .await;
+        },
+    )
+    .await;
 
     // The cheap server always answers wrong: every attempt fails, the retries on the stronger model.
     assert!(!result.is_success());
@@ -115,12 +132,15 @@ async fn a_model_alone_escalates_on_the_same_provider() {
 async fn a_first_attempt_that_passes_never_escalates() {
     let cheap = answering(chat_reply("gpt-5-nano", "{\"value\": 3}")).await;
     let strong = answering(anthropic_reply("{\"value\": 3}")).await;
-    let result = u32::ai(&client(&cheap, &strong), "a, b, c", "Count the letters.")
-        .options(AiRequestOptions {
+    let result = count(
+        &cheap,
+        &strong,
+        AiRequestOptions {
             escalation: Some(Escalation::to_provider("anthropic")),
             ..AiRequestOptions::default()
-        })
-        .await;
+        },
+    )
+    .await;
     assert_eq!(result.value(), Some(&3));
     assert_eq!(result.attempts()[0].provider, "openai");
     assert!(sent(&strong).await.is_empty());

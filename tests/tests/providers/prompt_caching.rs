@@ -17,6 +17,13 @@ fn caching() -> AiRequestOptions {
     }
 }
 
+/// One call with caching on.
+async fn cached_count(client: &IntentClient) -> AiResult<u32> {
+    u32::ai(client, "2 apples", "Count.")
+        .options(caching())
+        .await
+}
+
 fn openai(server: &MockServer) -> OpenAiProvider {
     OpenAiProvider::new("sk-test")
         .with_base_url(format!("{}/v1", server.uri()))
@@ -62,9 +69,7 @@ async fn openai_chat_sends_one_prompt_cache_key_per_stable_prefix_and_reads_cach
     assert_eq!(keys[0], keys[1], "the input is not part of the prefix");
     assert_ne!(keys[0], keys[2], "another intent is another prefix");
 
-    let result = u32::ai(&client, "2 apples", "Count.")
-        .options(caching())
-        .await;
+    let result = cached_count(&client).await;
     assert_eq!(result.usage().cached_tokens, 1920);
     assert_eq!(result.usage().input_tokens, 2006);
 
@@ -89,9 +94,7 @@ async fn the_responses_api_sends_the_key_and_reads_its_cached_tokens() {
     let keys = keys(&client, &server, |b| &b["prompt_cache_key"]).await;
     assert!(keys[0].as_str().unwrap().starts_with("intent-"));
     assert_eq!(keys[0], keys[1]);
-    let result = u32::ai(&client, "2 apples", "Count.")
-        .options(caching())
-        .await;
+    let result = cached_count(&client).await;
     assert_eq!(result.usage().cached_tokens, 1280);
 }
 
@@ -104,13 +107,12 @@ async fn anthropic_marks_the_system_block_ephemeral_and_counts_cache_reads() {
                   "cache_read_input_tokens": 1800, "output_tokens": 5}
     }))
     .await;
-    let provider = AnthropicProvider::new("sk-ant-test")
-        .with_base_url(server.uri())
-        .with_retry_policy(quick_retries(1));
-    let client = IntentClient::new(provider);
-    let result = u32::ai(&client, "2 apples", "Count.")
-        .options(caching())
-        .await;
+    let client = IntentClient::new(
+        AnthropicProvider::new("sk-ant-test")
+            .with_base_url(server.uri())
+            .with_retry_policy(quick_retries(1)),
+    );
+    let result = cached_count(&client).await;
     assert!(result.is_success(), "{:?}", result.issues());
     assert_eq!(result.usage().cached_tokens, 1800);
     assert_eq!(
@@ -144,13 +146,12 @@ async fn gemini_reports_implicitly_cached_tokens() {
                           "candidatesTokenCount": 5, "totalTokenCount": 2105}
     }))
     .await;
-    let provider = GeminiProvider::new("AIza-test")
-        .with_base_url(server.uri())
-        .with_retry_policy(quick_retries(1));
-    let client = IntentClient::new(provider);
-    let result = u32::ai(&client, "2 apples", "Count.")
-        .options(caching())
-        .await;
+    let client = IntentClient::new(
+        GeminiProvider::new("AIza-test")
+            .with_base_url(server.uri())
+            .with_retry_policy(quick_retries(1)),
+    );
+    let result = cached_count(&client).await;
     assert_eq!(result.usage().cached_tokens, 2048);
     assert_eq!(result.usage().input_tokens, 2100);
     let body = body_of(&sent(&server).await[0]);

@@ -32,6 +32,31 @@ fn openai(server: &MockServer) -> OpenAiProvider {
         .with_retry_policy(quick_retries(1))
 }
 
+fn anthropic(server: &MockServer) -> AnthropicProvider {
+    AnthropicProvider::new("sk-ant-test")
+        .with_base_url(server.uri())
+        .with_retry_policy(quick_retries(1))
+}
+
+fn gemini(server: &MockServer) -> GeminiProvider {
+    GeminiProvider::new("AIza-test")
+        .with_base_url(server.uri())
+        .with_retry_policy(quick_retries(1))
+}
+
+/// Extracts the order through `client` from a server that refuses the schema once: the result,
+/// and the strict and stepped-down bodies the server received.
+async fn exchange(client: IntentClient, server: &MockServer) -> (AiResult<Order>, Value, Value) {
+    let result = Order::ai(&client, "order A-1: 2 of X-1", "Extract the order.").await;
+    let requests = sent(server).await;
+    assert_eq!(
+        requests.len(),
+        2,
+        "one refusal, one step-down, no transport retry"
+    );
+    (result, body_of(&requests[0]), body_of(&requests[1]))
+}
+
 fn refusal(status: u16, body: Value) -> ResponseTemplate {
     ResponseTemplate::new(status).set_body_json(body)
 }
@@ -122,12 +147,7 @@ async fn the_responses_api_refusing_the_schema_steps_down_to_its_json_object_for
     });
     let server = failing_then(vec![refused], ok).await;
     let client = IntentClient::new(openai(&server).with_api(OpenAiApi::Responses));
-    let result = Order::ai(&client, "order A-1: 2 of X-1", "Extract the order.").await;
-
-    let requests = sent(&server).await;
-    assert_eq!(requests.len(), 2);
-    let strict = body_of(&requests[0]);
-    let stepped = body_of(&requests[1]);
+    let (result, strict, stepped) = exchange(client, &server).await;
     assert_eq!(strict["text"]["format"]["type"], "json_schema");
     assert_eq!(stepped["text"]["format"], json!({"type": "json_object"}));
     let user = stepped["input"][0]["content"].as_str().unwrap();
@@ -149,16 +169,8 @@ async fn anthropic_refusing_the_schema_gets_the_attempt_with_no_output_format() 
         "usage": {"input_tokens": 80, "output_tokens": 20}
     });
     let server = failing_then(vec![refused], ok).await;
-    let provider = AnthropicProvider::new("sk-ant-test")
-        .with_base_url(server.uri())
-        .with_retry_policy(quick_retries(1));
-    let client = IntentClient::new(provider);
-    let result = Order::ai(&client, "order A-1: 2 of X-1", "Extract the order.").await;
-
-    let requests = sent(&server).await;
-    assert_eq!(requests.len(), 2);
-    let strict = body_of(&requests[0]);
-    let stepped = body_of(&requests[1]);
+    let client = IntentClient::new(anthropic(&server));
+    let (result, strict, stepped) = exchange(client, &server).await;
     assert_eq!(strict["output_config"]["format"]["type"], "json_schema");
     assert!(stepped.get("output_config").is_none(), "{stepped}");
     let user = stepped["messages"][0]["content"].as_str().unwrap();
@@ -177,16 +189,8 @@ async fn gemini_refusing_the_schema_with_too_many_states_steps_down() {
         "usageMetadata": {"promptTokenCount": 80, "candidatesTokenCount": 20, "totalTokenCount": 100}
     });
     let server = failing_then(vec![refused], ok).await;
-    let provider = GeminiProvider::new("AIza-test")
-        .with_base_url(server.uri())
-        .with_retry_policy(quick_retries(1));
-    let client = IntentClient::new(provider);
-    let result = Order::ai(&client, "order A-1: 2 of X-1", "Extract the order.").await;
-
-    let requests = sent(&server).await;
-    assert_eq!(requests.len(), 2);
-    let strict = body_of(&requests[0]);
-    let stepped = body_of(&requests[1]);
+    let client = IntentClient::new(gemini(&server));
+    let (result, strict, stepped) = exchange(client, &server).await;
     assert!(strict["generationConfig"]["responseJsonSchema"].is_object());
     assert!(stepped["generationConfig"]
         .get("responseJsonSchema")
@@ -213,10 +217,7 @@ async fn a_schema_gemini_cannot_take_is_sent_once_in_json_object_mode() {
         "usageMetadata": {"promptTokenCount": 50, "candidatesTokenCount": 9, "totalTokenCount": 59}
     });
     let server = failing_then(vec![], ok).await;
-    let provider = GeminiProvider::new("AIza-test")
-        .with_base_url(server.uri())
-        .with_retry_policy(quick_retries(1));
-    let client = IntentClient::new(provider);
+    let client = IntentClient::new(gemini(&server));
     let result = client
         .transform("Is the sky blue?", "Answer the question.", schema)
         .await;
