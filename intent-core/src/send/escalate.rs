@@ -3,8 +3,6 @@
 
 use std::borrow::Cow;
 
-#[cfg(test)]
-use crate::escalation::Escalation;
 use crate::options::AiRequestOptions;
 use crate::request::AiRequest;
 use crate::result::{IssueKind, ResultIssue};
