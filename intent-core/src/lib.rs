@@ -75,6 +75,7 @@ mod attempt;
 mod call;
 mod client;
 mod error;
+mod escalation;
 mod from_env;
 mod impls;
 mod input;
@@ -103,6 +104,7 @@ pub use catalog::Catalog;
 pub use client::{IntentClient, IntentClientBuilder};
 pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
+pub use escalation::Escalation;
 pub use intent::Intent;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
 pub use pricing::{Price, Pricing};
@@ -125,8 +127,9 @@ pub mod prelude {
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };
     pub use crate::{
-        AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient, IntentClientOptions,
-        IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort, ResultIssue, Usage,
+        AiRequestOptions, AiResult, AttemptRecord, Escalation, Intent, IntentClient,
+        IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort,
+        ResultIssue, Usage,
     };
 }
 

@@ -83,6 +83,10 @@ pub struct AiRequestOptions {
     pub thinking_budget: Option<u32>,
     /// The provider to ask, by name; naming one turns fallback off.
     pub provider: Option<String>,
+    /// Where the attempts after a failed one go: a stronger provider or model of the client, asked
+    /// with the failed attempt's findings (see [`Escalation`](crate::Escalation)); retries go
+    /// where the first attempt went when `None`.
+    pub escalation: Option<crate::Escalation>,
     /// Rule lines stated to the model after the result type's own, under "Rules for members of
     /// `<result>`", each as `- lines[].quantity: at most 1000`. They are stated, not checked: an
     /// intent catalog checks its rules itself (see `AiCall::validate_json`).
@@ -99,6 +103,16 @@ pub struct AiRequestOptions {
     pub deadline: Option<Duration>,
     /// Skip the cache for this request (neither read nor written).
     pub no_cache: bool,
+    /// Ask the provider to cache the prompt's stable prefix (the system message, the schema), so
+    /// that repeated calls with the same instructions pay the cached input rate: Anthropic gets
+    /// `cache_control: {"type": "ephemeral"}` on its system block, OpenAI (both APIs) a
+    /// `prompt_cache_key` made from that prefix, which keeps such calls on the same cache; Gemini
+    /// caches implicitly and needs nothing sent. The tokens served from the cache are in
+    /// [`Usage::cached_tokens`](crate::Usage::cached_tokens) whichever way they were cached.
+    /// Off by default: Anthropic bills writing the cache at more than the plain input rate, so it
+    /// pays off only for a prefix reused within the cache's lifetime (5 minutes), and only one long
+    /// enough to be cached at all (1024 to 4096 tokens by model; a shorter one is silently not).
+    pub prompt_caching: bool,
 }
 
 /// Options for every call of a client.

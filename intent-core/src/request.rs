@@ -120,6 +120,9 @@ pub struct AiRequest {
     /// The most tokens a model may spend thinking (Anthropic `budget_tokens`, Gemini
     /// `thinkingBudget`; 0 turns thinking off); none is sent when `None`.
     pub thinking_budget: Option<u32>,
+    /// Ask the provider to cache the prompt's stable prefix (`AiRequestOptions::prompt_caching`):
+    /// Anthropic `cache_control` on the system block, OpenAI a `prompt_cache_key`.
+    pub prompt_caching: bool,
 }
 
 impl AiRequest {
@@ -136,6 +139,7 @@ impl AiRequest {
             model: None,
             reasoning_effort: None,
             thinking_budget: None,
+            prompt_caching: false,
         }
     }
 

@@ -16,6 +16,10 @@ pub enum FinishReason {
     Refusal,
     /// The provider's content filter stopped the reply.
     ContentFilter,
+    /// The provider ended the reply abnormally, for a reason that is none of the above and is not
+    /// a normal end (Gemini `OTHER`, `LANGUAGE`, `MALFORMED_FUNCTION_CALL`, ...), as it named it:
+    /// the reply is not read, and the attempt fails with the reason named.
+    Abnormal(String),
     /// Any other reason, as the provider named it.
     Other(String),
 }
@@ -178,6 +182,15 @@ pub struct AttemptRecord {
     pub from_cache: bool,
     /// Why the model stopped, when a reply came.
     pub finish_reason: Option<FinishReason>,
+    /// The model's reasoning, kept apart from the answer: what the provider returned beside it
+    /// (`AiResponse::reasoning`) and the `<think>`, `<thinking>` and `<reasoning>` blocks the
+    /// reader set aside in the reply, joined by blank lines. It is never read as the answer and
+    /// never shown to the model again on a retry.
+    pub reasoning: Option<String>,
+    /// What happened to the attempt on the way that did not fail it, for the model to read as for
+    /// people: a strict schema the provider refused (the attempt sent again in JSON-object mode),
+    /// an escalation to a stronger model.
+    pub notices: Vec<ResultIssue>,
 }
 
 impl AttemptRecord {
@@ -193,6 +206,8 @@ impl AttemptRecord {
             latency: Duration::ZERO,
             from_cache: false,
             finish_reason: None,
+            reasoning: None,
+            notices: Vec::new(),
         }
     }
 

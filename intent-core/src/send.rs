@@ -1,10 +1,34 @@
 //! Sending a request: the named provider, or the primary and then each fallback in turn.
+//!
+//! On the way, two things may happen to an attempt that do not fail it, each recorded as a notice
+//! on its record: a provider that refuses the strict schema gets the same attempt once more in
+//! JSON-object mode ([`step_down`]), and the attempts after a failed one may go to a stronger
+//! provider or model ([`escalate`]). The reasoning a reply carries is kept apart from its answer
+//! ([`reasoning`]).
+
+mod escalate;
+mod reasoning;
+mod step_down;
 
 use std::time::Instant;
+
+pub(crate) use self::escalate::route;
+pub(crate) use self::reasoning::reasoning_of;
 
 use crate::client::IntentClient;
 use crate::provider::{AiResponse, ProviderError, ProviderErrorKind};
 use crate::request::AiRequest;
+use crate::result::ResultIssue;
+
+/// A reply and how it came.
+pub(crate) struct Sent {
+    /// The name of the provider that answered.
+    pub(crate) provider: String,
+    /// Its reply (`usage.calls` at least 1).
+    pub(crate) response: AiResponse,
+    /// What happened on the way that did not fail the request (a schema step-down).
+    pub(crate) notices: Vec<ResultIssue>,
+}
 
 /// Sends a request to the named provider, or to the primary and then each fallback in turn.
 ///
@@ -15,7 +39,9 @@ pub(crate) async fn send(
     request: &AiRequest,
     named: Option<&str>,
 ) -> Result<(String, AiResponse), ProviderError> {
-    send_within(client, request, named, None).await
+    send_within(client, request, named, None)
+        .await
+        .map(|sent| (sent.provider, sent.response))
 }
 
 /// [`send`], with each provider's rate limiter waited for only until `deadline`: a longer wait
@@ -25,7 +51,7 @@ pub(crate) async fn send_within(
     request: &AiRequest,
     named: Option<&str>,
     deadline: Option<Instant>,
-) -> Result<(String, AiResponse), ProviderError> {
+) -> Result<Sent, ProviderError> {
     let providers = client.providers();
     if let Some(name) = named {
         let Some(index) = providers.iter().position(|p| p.name() == name) else {
@@ -38,11 +64,11 @@ pub(crate) async fn send_within(
                 ),
             ));
         };
-        return complete(client, index, request, deadline).await;
+        return complete_or_step_down(client, index, request, deadline).await;
     }
     let mut last_error = None;
     for (index, provider) in providers.iter().enumerate() {
-        match complete(client, index, request, deadline).await {
+        match complete_or_step_down(client, index, request, deadline).await {
             Ok(answer) => return Ok(answer),
             Err(error) => {
                 if index + 1 < providers.len() {
@@ -59,6 +85,39 @@ pub(crate) async fn send_within(
     Err(last_error.unwrap_or_else(|| {
         ProviderError::new(ProviderErrorKind::Config, "the client has no provider")
     }))
+}
+
+/// Asks the provider at `index`; when it refuses the request's strict schema, asks it once more
+/// with the same request in JSON-object mode, and says so in a notice.
+async fn complete_or_step_down(
+    client: &IntentClient,
+    index: usize,
+    request: &AiRequest,
+    deadline: Option<Instant>,
+) -> Result<Sent, ProviderError> {
+    let refusal = match complete(client, index, request, deadline).await {
+        Ok((provider, response)) => {
+            return Ok(Sent {
+                provider,
+                response,
+                notices: Vec::new(),
+            })
+        }
+        Err(error) if step_down::refuses_strict_schema(request, &error) => error,
+        Err(error) => return Err(error),
+    };
+    tracing::warn!(
+        provider = %refusal.provider,
+        error = %refusal,
+        "the provider refused the strict schema; sending the attempt in JSON-object mode"
+    );
+    let stepped = step_down::json_object_request(request);
+    let (provider, response) = complete(client, index, &stepped, deadline).await?;
+    Ok(Sent {
+        provider,
+        response,
+        notices: vec![step_down::notice(&refusal)],
+    })
 }
 
 /// Asks the provider at `index`, within its rate limiter when it has one. A reply is counted as

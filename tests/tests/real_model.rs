@@ -389,3 +389,91 @@ async fn the_providers_stream_reassembles_to_the_reply_complete_gives() {
     assert!(streamed.usage.output_tokens > 0, "{:?}", streamed.usage);
     assert_eq!(streamed.usage.calls, 1);
 }
+
+/// The reasoning block the model's reply opens with: an assistant prefix the server continues
+/// (llama.cpp returns the prefix with what the model wrote after it). The 0.5B model writes no
+/// reasoning of its own, so the block is given; the answer after it is the model's.
+const THINKING_PREFIX: &str =
+    "<think>\nI work out the answer from the input, then write only the answer.\n</think>\n";
+
+/// The local server, asked with [`THINKING_PREFIX`] as the start of its reply. No response format
+/// is sent: llama.cpp cannot hold a prefixed reply to a grammar.
+struct ThinkingFirst {
+    http: reqwest::Client,
+}
+
+impl intent_core::provider::Provider for ThinkingFirst {
+    fn name(&self) -> &str {
+        "local"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a AiRequest,
+    ) -> intent_core::provider::BoxFuture<
+        'a,
+        Result<intent_core::provider::AiResponse, intent_core::provider::ProviderError>,
+    > {
+        use intent_core::provider::{AiResponse, ProviderError, ProviderErrorKind};
+        Box::pin(async move {
+            let fail = |e: String| ProviderError::new(ProviderErrorKind::Connect, e);
+            let body = json!({
+                "model": served_model(),
+                "temperature": 0,
+                "max_tokens": request.max_output_tokens.unwrap_or(64),
+                "messages": [
+                    {"role": "system", "content": request.system.as_str()},
+                    {"role": "user", "content": request.user.as_str()},
+                    {"role": "assistant", "content": THINKING_PREFIX}
+                ]
+            });
+            let url = format!("{}/chat/completions", base_url().trim_end_matches('/'));
+            let reply = self
+                .http
+                .post(&url)
+                .header("content-type", "application/json")
+                .body(body.to_string())
+                .send()
+                .await
+                .map_err(|e| fail(e.to_string()))?;
+            let text = reply.text().await.map_err(|e| fail(e.to_string()))?;
+            let reply: Value =
+                serde_json::from_str(&text).map_err(|e| fail(format!("{e}: {text}")))?;
+            let content = reply["choices"][0]["message"]["content"]
+                .as_str()
+                .ok_or_else(|| fail(format!("no content: {text}")))?;
+            let mut response =
+                AiResponse::new(content, reply["model"].as_str().unwrap_or_default());
+            response.usage.input_tokens = reply["usage"]["prompt_tokens"].as_u64().unwrap_or(0);
+            response.usage.output_tokens =
+                reply["usage"]["completion_tokens"].as_u64().unwrap_or(0);
+            Ok(response)
+        })
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn a_reply_that_thinks_first_is_read_after_its_think_block_and_the_reasoning_kept() {
+    let client = IntentClient::new(ThinkingFirst {
+        http: reqwest::Client::new(),
+    });
+    let result = u32::ai(&client, "2 and 3", "Add the two numbers in the input.")
+        .options(options(32))
+        .await;
+
+    let attempt = &result.attempts()[0];
+    eprintln!("{:?}", attempt.raw_output);
+    assert!(
+        attempt.raw_output.starts_with("<think>\n"),
+        "the server's reply carries the block: {:?}",
+        attempt.raw_output
+    );
+    assert!(result.is_success(), "{:?}", result.issues());
+    assert_eq!(result.value(), Some(&5));
+    assert_eq!(
+        attempt.reasoning.as_deref(),
+        Some("I work out the answer from the input, then write only the answer.")
+    );
+    assert!(attempt.usage.output_tokens > 0, "{:?}", attempt.usage);
+}

@@ -9,8 +9,8 @@ use crate::cache::{CacheKey, CachedReply};
 use crate::client::IntentClient;
 use crate::provider::{AiResponse, ProviderError};
 use crate::request::AiRequest;
-use crate::result::Usage;
-use crate::send::send_within;
+use crate::result::{ResultIssue, Usage};
+use crate::send::{route, send_within};
 
 /// A reply and where it came from.
 pub(super) struct Answer {
@@ -18,6 +18,8 @@ pub(super) struct Answer {
     /// The name of the provider that answered (or answered first, for a cached reply).
     pub(super) provider: String,
     pub(super) from_cache: bool,
+    /// What happened on the way that did not fail the attempt (a schema step-down, an escalation).
+    pub(super) notices: Vec<ResultIssue>,
 }
 
 /// How asking for an answer ended.
@@ -39,7 +41,8 @@ pub(super) async fn answer<T>(
     first_key: &mut Option<CacheKey>,
     span: &tracing::Span,
 ) -> Answered {
-    let named = job.options.provider.as_deref();
+    let (named, request, escalated) = route(job.options, number, request);
+    let request = &*request;
     let asked = async {
         if number == 1 {
             if let Some(cache) = job.cache() {
@@ -59,10 +62,11 @@ pub(super) async fn answer<T>(
         }
         send_within(job.client, request, named, limits.deadline_at())
             .await
-            .map(|(provider, response)| Answer {
-                response,
-                provider,
+            .map(|sent| Answer {
+                response: sent.response,
+                provider: sent.provider,
                 from_cache: false,
+                notices: escalated.into_iter().chain(sent.notices).collect(),
             })
     }
     .instrument(span.clone());
@@ -103,5 +107,6 @@ fn from_cache(hit: CachedReply) -> Answer {
         response,
         provider,
         from_cache: true,
+        notices: Vec::new(),
     }
 }

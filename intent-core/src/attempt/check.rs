@@ -150,6 +150,12 @@ pub(crate) fn finish_issue(
             IssueKind::Refused,
             "The provider's content filter stopped the reply. Answer without content the filter blocks.",
         )),
+        FinishReason::Abnormal(reason) => Some(ResultIssue::new(
+            IssueKind::Provider,
+            format!(
+                "The provider ended the reply abnormally (finish reason {reason}), so it was not read. Answer again, completely, in the format asked for."
+            ),
+        )),
         _ => None,
     }
 }

@@ -55,6 +55,8 @@ pub(super) fn record_answer(record: &mut AttemptRecord, answer: &Answer) {
     record.model.clone_from(&answer.response.model);
     record.usage = answer.response.usage;
     record.finish_reason = Some(answer.response.finish_reason.clone());
+    record.reasoning = crate::send::reasoning_of(&answer.response);
+    record.notices.clone_from(&answer.notices);
 }
 
 /// Closes an attempt's record with its raw output and latency, and its span with what happened.

@@ -38,6 +38,7 @@ pub struct PromptPlan {
     model: Option<String>,
     reasoning_effort: Option<ReasoningEffort>,
     thinking_budget: Option<u32>,
+    prompt_caching: bool,
 }
 
 /// Plans a call: the response format and schema for the target, and the fixed part of the prompt.
@@ -190,6 +191,7 @@ pub fn plan(
         model: options.model.clone(),
         reasoning_effort: options.reasoning_effort,
         thinking_budget: options.thinking_budget,
+        prompt_caching: options.prompt_caching,
     })
 }
 
@@ -218,6 +220,7 @@ impl PromptPlan {
             model: self.model.clone(),
             reasoning_effort: self.reasoning_effort,
             thinking_budget: self.thinking_budget,
+            prompt_caching: self.prompt_caching,
         }
     }
 
@@ -251,7 +254,9 @@ fn retry_len(previous: &AttemptRecord) -> usize {
 
 fn append_retry(user: &mut String, previous: &AttemptRecord) {
     user.push_str("\n\n## Previous attempt\n");
-    let raw = &previous.raw_output;
+    // The model's reasoning is its own: the retry shows the answer it gave, not how it got there.
+    let (raw, _) = crate::read::split_reasoning(&previous.raw_output);
+    let raw: &str = &raw;
     if raw.trim().is_empty() {
         user.push_str("(an empty reply)");
     } else {

@@ -46,6 +46,11 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// not sent: the `enabled` form takes a budget instead. `enabled` is the form every Claude model up
 /// to 4.5 takes; later models deprecate it for `adaptive` thinking.
 ///
+/// With prompt caching asked for (`AiRequestOptions::prompt_caching`), `system` is sent as one
+/// text block marked `cache_control: {"type": "ephemeral"}`; the reply's
+/// `cache_read_input_tokens` are its [`Usage::cached_tokens`](crate::Usage::cached_tokens), and
+/// its input tokens count the cache reads and writes too.
+///
 /// ```
 /// use intent_core::provider::{AnthropicProvider, Provider};
 ///
@@ -311,7 +316,7 @@ impl AnthropicProvider {
         let body = MessagesBody {
             model,
             max_tokens,
-            system: (!request.system.is_empty()).then_some(request.system.as_str()),
+            system: super::prompt_cache::AnthropicSystem::of(request),
             messages: [Message {
                 role: "user",
                 content: &request.user,
@@ -383,7 +388,7 @@ struct MessagesBody<'a> {
     model: &'a str,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    system: Option<&'a str>,
+    system: Option<super::prompt_cache::AnthropicSystem<'a>>,
     messages: [Message<'a>; 1],
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,

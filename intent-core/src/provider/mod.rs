@@ -10,6 +10,7 @@ mod gemini;
 mod openai;
 mod openai_responses;
 mod openai_usage;
+mod prompt_cache;
 mod scripted;
 mod sse;
 mod stream;

@@ -89,6 +89,9 @@ pub enum MaxTokensField {
 /// [`Usage::reasoning_tokens`](crate::Usage::reasoning_tokens), and the reasoning that llama.cpp and
 /// DeepSeek (`message.reasoning_content`) or vLLM and Ollama (`message.reasoning`) return beside the
 /// answer into [`AiResponse::reasoning`]. [`with_api`](Self::with_api) switches to the Responses API.
+/// With prompt caching asked for (`AiRequestOptions::prompt_caching`), both APIs are sent a
+/// `prompt_cache_key` named after the request's stable prefix (system message, schema, intent),
+/// so calls that share it reach the same cache.
 /// Transport faults are retried under the [`RetryPolicy`](super::RetryPolicy). The key never shows
 /// in `Debug`, logs or errors.
 ///
@@ -391,6 +394,7 @@ impl OpenAiProvider {
             max_tokens,
             temperature: request.temperature,
             reasoning_effort: request.reasoning_effort,
+            prompt_cache_key: super::prompt_cache::openai_cache_key(request),
             response_format,
             stream: stream.then_some(true),
             stream_options: stream.then_some(StreamOptions {
@@ -469,6 +473,8 @@ struct ChatBody<'a> {
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<ReasoningEffort>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_format: Option<WireFormat<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]

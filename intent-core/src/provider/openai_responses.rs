@@ -11,8 +11,9 @@
 //!   `{"type":"json_object"}` or `{"type":"json_schema","name","schema","strict":true}` (flat: no
 //!   `json_schema` wrapper, unlike Chat Completions; `name` is `[A-Za-z0-9_-]{1,64}`);
 //!   `max_output_tokens` (at least 16, reasoning tokens included); `temperature`;
-//!   `reasoning: {"effort": "low"|"medium"|"high"}`; `store` (true by default: sent `false`, so
-//!   OpenAI keeps no copy of the reply).
+//!   `reasoning: {"effort": "low"|"medium"|"high"}`; `prompt_cache_key` (with prompt caching on:
+//!   see `prompt_cache`); `store` (true by default: sent `false`, so OpenAI keeps no copy of the
+//!   reply).
 //! - Reply: `status` (`completed`, `incomplete`, `failed`, `cancelled`, `queued`, `in_progress`),
 //!   `incomplete_details.reason` (`max_output_tokens`, `content_filter`), `error {code, message}`
 //!   (`server_error`, `rate_limit_exceeded`, `invalid_prompt`, ...), `output` items:
@@ -86,6 +87,7 @@ pub(super) fn body(
         temperature: request.temperature,
         reasoning: request.reasoning_effort.map(|effort| Reasoning { effort }),
         text: Text { format },
+        prompt_cache_key: super::prompt_cache::openai_cache_key(request),
         store: false,
     };
     json_body(&body, request.text_len(), provider)
@@ -104,6 +106,8 @@ struct ResponsesBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning: Option<Reasoning>,
     text: Text<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<String>,
     store: bool,
 }
 

@@ -506,7 +506,9 @@ impl Redacting {
                 send(self.text.finish(key), StreamPiece::Text);
                 send(self.refusal.finish(key), StreamPiece::Refusal);
                 end.model = key.redact(std::mem::take(&mut end.model));
-                if let FinishReason::Other(reason) = &mut end.finish_reason {
+                if let FinishReason::Other(reason) | FinishReason::Abnormal(reason) =
+                    &mut end.finish_reason
+                {
                     *reason = key.redact(std::mem::take(reason));
                 }
                 out.push_back(StreamPiece::End(end));

@@ -123,7 +123,7 @@ impl RecordedReply {
     pub(crate) fn of(response: &AiResponse) -> Self {
         RecordedReply {
             text: response.text.clone(),
-            finish_reason: finish_name(&response.finish_reason).to_owned(),
+            finish_reason: finish_name(&response.finish_reason).into_owned(),
             refusal: response.refusal.clone(),
             usage: serde_json::to_value(response.usage).unwrap_or(Value::Null),
             model: response.model.clone(),
@@ -153,13 +153,17 @@ fn usage_of(recorded: &Value) -> Usage {
     serde_json::from_value(merged).unwrap_or_default()
 }
 
-fn finish_name(reason: &FinishReason) -> &str {
+/// How an abnormal end's name starts in a cassette, so that it replays as abnormal.
+const ABNORMAL_PREFIX: &str = "abnormal:";
+
+fn finish_name(reason: &FinishReason) -> std::borrow::Cow<'_, str> {
     match reason {
-        FinishReason::Stop => "stop",
-        FinishReason::Length => "length",
-        FinishReason::Refusal => "refusal",
-        FinishReason::ContentFilter => "content_filter",
-        FinishReason::Other(other) => other,
+        FinishReason::Stop => "stop".into(),
+        FinishReason::Length => "length".into(),
+        FinishReason::Refusal => "refusal".into(),
+        FinishReason::ContentFilter => "content_filter".into(),
+        FinishReason::Abnormal(other) => format!("{ABNORMAL_PREFIX}{other}").into(),
+        FinishReason::Other(other) => other.into(),
     }
 }
 
@@ -169,7 +173,10 @@ fn finish_reason(name: &str) -> FinishReason {
         "length" => FinishReason::Length,
         "refusal" => FinishReason::Refusal,
         "content_filter" => FinishReason::ContentFilter,
-        other => FinishReason::Other(other.to_owned()),
+        other => match other.strip_prefix(ABNORMAL_PREFIX) {
+            Some(reason) => FinishReason::Abnormal(reason.to_owned()),
+            None => FinishReason::Other(other.to_owned()),
+        },
     }
 }
 
@@ -242,6 +249,17 @@ mod tests {
         response.usage.input_tokens = 12;
         let recorded = RecordedReply::of(&response);
         assert_eq!(recorded.to_response(), response);
+        let text = serde_json::to_string(&recorded).unwrap();
+        let back: RecordedReply = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.to_response(), response);
+    }
+
+    #[test]
+    fn an_abnormal_end_replays_as_abnormal() {
+        let mut response = AiResponse::new("{\"value\": 1}", "gemini-2.5-flash");
+        response.finish_reason = FinishReason::Abnormal("OTHER".into());
+        let recorded = RecordedReply::of(&response);
+        assert_eq!(recorded.finish_reason, "abnormal:OTHER");
         let text = serde_json::to_string(&recorded).unwrap();
         let back: RecordedReply = serde_json::from_str(&text).unwrap();
         assert_eq!(back.to_response(), response);

@@ -233,10 +233,10 @@ async fn every_finish_reason_is_mapped() {
         ("IMAGE_SAFETY", FinishReason::ContentFilter),
         (
             "MALFORMED_FUNCTION_CALL",
-            FinishReason::Other("MALFORMED_FUNCTION_CALL".into()),
+            FinishReason::Abnormal("MALFORMED_FUNCTION_CALL".into()),
         ),
-        ("LANGUAGE", FinishReason::Other("LANGUAGE".into())),
-        ("OTHER", FinishReason::Other("OTHER".into())),
+        ("LANGUAGE", FinishReason::Abnormal("LANGUAGE".into())),
+        ("OTHER", FinishReason::Abnormal("OTHER".into())),
     ];
     for (reason, expected) in cases {
         let server = answering(reply(json!([{"text": "{\"value\": [1,"}]), reason)).await;

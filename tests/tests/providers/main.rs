@@ -2,17 +2,21 @@
 
 mod anthropic;
 mod anthropic_stream;
+mod attempt_reasoning;
+mod escalation;
 mod fallback;
 mod gemini;
 mod odd_replies;
 mod openai;
 mod openai_stream;
+mod prompt_caching;
 mod reasoning;
 mod redirects;
 mod responses;
 mod scripted_stream;
 mod secrets;
 mod sse_server;
+mod step_down;
 mod stream_faults;
 mod support;
 mod transport;

@@ -29,8 +29,10 @@ use wire::{Content, GenerateBody, GenerationConfig, Part, ThinkingConfig};
 /// [`AiResponse::reasoning`], never its text).
 ///
 /// Finish reasons: `STOP` is a natural end, `MAX_TOKENS` a cut-off, `SAFETY`, `RECITATION`,
-/// `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII` and the image filters the provider's filter; the rest
-/// keep their name. A prompt blocked outright (`promptFeedback.blockReason`, no candidate) is a
+/// `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII` and the image filters the provider's filter; every
+/// other one (`OTHER`, `LANGUAGE`, `MALFORMED_FUNCTION_CALL`, ...) an abnormal end
+/// ([`FinishReason::Abnormal`](crate::provider::FinishReason::Abnormal)) that fails its attempt
+/// with the reason named, never a reply read as if it had ended well. A prompt blocked outright (`promptFeedback.blockReason`, no candidate) is a
 /// filtered reply with no text. Usage reads `usageMetadata`: the prompt tokens (cached content
 /// included), the candidates' tokens plus the thoughts' as output, the cached content tokens and
 /// the thoughts tokens as reasoning.

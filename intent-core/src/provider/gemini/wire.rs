@@ -20,10 +20,14 @@
 //!   `candidatesTokenCount`, so [`Usage::output_tokens`] adds them.
 //! - Finish reasons: `STOP`; `MAX_TOKENS`; `SAFETY`, `RECITATION`, `BLOCKLIST`,
 //!   `PROHIBITED_CONTENT`, `SPII`, `IMAGE_SAFETY`, `IMAGE_PROHIBITED_CONTENT`, `IMAGE_RECITATION`
-//!   (the provider stopped the reply); `LANGUAGE`, `OTHER`, `MALFORMED_FUNCTION_CALL`,
-//!   `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`, `NO_IMAGE`, `IMAGE_OTHER`,
-//!   `FINISH_REASON_UNSPECIFIED` (kept by name). Block reasons: `SAFETY`, `OTHER`, `BLOCKLIST`,
-//!   `PROHIBITED_CONTENT`, `IMAGE_SAFETY`.
+//!   (the provider stopped the reply); `LANGUAGE` (an unsupported language), `OTHER` ("all other
+//!   reasons that stopped the token generation"), `MALFORMED_FUNCTION_CALL`,
+//!   `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS` (this library sends no tools),
+//!   `MALFORMED_RESPONSE`, `MISSING_THOUGHT_SIGNATURE`, `NO_IMAGE`, `IMAGE_OTHER`,
+//!   `FINISH_REASON_UNSPECIFIED` ("the finish reason is unspecified"), and any name added later:
+//!   none of these is a normal end, so each is [`FinishReason::Abnormal`] by name and fails its
+//!   attempt (js-genai `types.FinishReason`, Firebase AI `FinishReason`, December 2026). Block
+//!   reasons: `SAFETY`, `OTHER`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `IMAGE_SAFETY`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -169,7 +173,7 @@ struct UsageMetadata {
     tool_use_prompt_token_count: Option<u64>,
 }
 
-/// Our finish reason for Gemini's.
+/// Our finish reason for Gemini's: only `STOP` (or none, on a reply that ended) is a normal end.
 fn finish_reason(reason: Option<&str>) -> FinishReason {
     match reason {
         None | Some("STOP") => FinishReason::Stop,
@@ -184,7 +188,7 @@ fn finish_reason(reason: Option<&str>) -> FinishReason {
             | "IMAGE_PROHIBITED_CONTENT"
             | "IMAGE_RECITATION",
         ) => FinishReason::ContentFilter,
-        Some(other) => FinishReason::Other(other.to_owned()),
+        Some(other) => FinishReason::Abnormal(other.to_owned()),
     }
 }
 
@@ -297,10 +301,12 @@ mod tests {
             "NO_IMAGE",
             "IMAGE_OTHER",
             "FINISH_REASON_UNSPECIFIED",
+            "MALFORMED_RESPONSE",
+            "A_REASON_ADDED_LATER",
         ] {
             assert_eq!(
                 finish_reason(Some(named)),
-                FinishReason::Other(named.to_owned())
+                FinishReason::Abnormal(named.to_owned())
             );
         }
     }

@@ -264,6 +264,7 @@ impl Redact for AiResponse {
         } = self;
         let finish_reason = match finish_reason {
             FinishReason::Other(reason) => FinishReason::Other(key.redact(reason)),
+            FinishReason::Abnormal(reason) => FinishReason::Abnormal(key.redact(reason)),
             other => other,
         };
         let mut response = AiResponse::new(key.redact(text), key.redact(model));
