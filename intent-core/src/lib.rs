@@ -85,6 +85,7 @@ mod request;
 mod result;
 mod send;
 
+pub mod attachment;
 pub mod cache;
 pub mod catalog;
 pub mod collections;
@@ -97,6 +98,7 @@ pub mod schema;
 pub mod shape;
 pub mod testing;
 
+pub use attachment::Attachment;
 pub use call::AiCall;
 #[cfg(feature = "catalog")]
 pub use catalog::Catalog;
@@ -125,7 +127,7 @@ pub mod prelude {
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };
     pub use crate::{
-        AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient, IntentClientOptions,
+        AiRequestOptions, AiResult, Attachment, AttemptRecord, Intent, IntentClient, IntentClientOptions,
         IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort, ResultIssue, Usage,
     };
 }

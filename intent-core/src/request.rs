@@ -13,6 +13,8 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::attachment::Attachment;
+
 /// The schema name sent with a result's strict schema.
 pub const DEFAULT_SCHEMA_NAME: &str = "intent_output";
 
@@ -120,6 +122,9 @@ pub struct AiRequest {
     /// The most tokens a model may spend thinking (Anthropic `budget_tokens`, Gemini
     /// `thinkingBudget`; 0 turns thinking off); none is sent when `None`.
     pub thinking_budget: Option<u32>,
+    /// Images and documents sent with the user message, in order (their bytes shared, never
+    /// copied per attempt or per fallback).
+    pub attachments: Vec<Attachment>,
 }
 
 impl AiRequest {
@@ -136,12 +141,16 @@ impl AiRequest {
             model: None,
             reasoning_effort: None,
             thinking_budget: None,
+            attachments: Vec::new(),
         }
     }
 
     /// The bytes of the request's messages and schema, for sizing a body up front.
     pub(crate) fn text_len(&self) -> usize {
-        self.system.len() + self.user.len() + self.schema.as_ref().map_or(0, |s| s.json().len())
+        self.system.len()
+            + self.user.len()
+            + self.schema.as_ref().map_or(0, |s| s.json().len())
+            + crate::attachment::limits::body_len(&self.attachments)
     }
 
     /// The same request with a format and schema.

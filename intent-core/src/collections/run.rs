@@ -184,6 +184,7 @@ async fn run_chunk<O: Intent + Send>(
     let mut input = SerializedInput {
         text,
         label: shared.label.to_owned(),
+        attachments: Vec::new(),
     };
     let info = match &shared.each_info {
         Some(info) => Arc::clone(info),

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 use std::sync::{Arc, LazyLock};
 
+use crate::attachment::{describe_attachments, Attachment};
 use crate::error::IntentError;
 use crate::input::SerializedInput;
 use crate::options::AiRequestOptions;
@@ -38,6 +39,8 @@ pub struct PromptPlan {
     model: Option<String>,
     reasoning_effort: Option<ReasoningEffort>,
     thinking_budget: Option<u32>,
+    /// Sent with every attempt; their bytes are shared.
+    attachments: Vec<Attachment>,
 }
 
 /// Plans a call: the response format and schema for the target, and the fixed part of the prompt.
@@ -130,6 +133,7 @@ pub fn plan(
     user.push_str(&input.label);
     user.push_str(")\n");
     user.push_str(&input.text);
+    describe_attachments(&mut user, &input.attachments);
     user.push_str("\n\n## Output requirements\n");
     if format == ResponseFormat::Text {
         user.push_str("Plain text only: no JSON, no markdown, no preamble.");
@@ -190,6 +194,7 @@ pub fn plan(
         model: options.model.clone(),
         reasoning_effort: options.reasoning_effort,
         thinking_budget: options.thinking_budget,
+        attachments: input.attachments.clone(),
     })
 }
 
@@ -218,6 +223,7 @@ impl PromptPlan {
             model: self.model.clone(),
             reasoning_effort: self.reasoning_effort,
             thinking_budget: self.thinking_budget,
+            attachments: self.attachments.clone(),
         }
     }
 
