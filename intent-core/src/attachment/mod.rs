@@ -544,6 +544,30 @@ pub(crate) fn cache_part(attachment: &Attachment) -> String {
     )
 }
 
+/// An attachment as a cassette records it: what it is and the hash of its content, never the
+/// bytes; a URL without its query or fragment, which may carry a signature.
+pub(crate) fn recorded(attachment: &Attachment) -> serde_json::Value {
+    let mut record = serde_json::Map::new();
+    record.insert("media_type".into(), attachment.media_type().into());
+    match attachment.source() {
+        Source::Bytes(bytes) => {
+            record.insert("size".into(), bytes.len().into());
+        }
+        Source::Url(url) => {
+            let bare = url.split(['?', '#']).next().unwrap_or(url);
+            record.insert("url".into(), bare.into());
+        }
+    }
+    if let Some(name) = attachment.filename() {
+        record.insert("filename".into(), name.into());
+    }
+    if let Some(detail) = attachment.detail() {
+        record.insert("detail".into(), detail.as_str().into());
+    }
+    record.insert("sha256".into(), attachment.digest().into());
+    serde_json::Value::Object(record)
+}
+
 fn check_url(url: &str) -> Result<(), IntentError> {
     let scheme_ok = url
         .split_once("://")

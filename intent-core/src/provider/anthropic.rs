@@ -17,6 +17,7 @@ use crate::error::IntentError;
 use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 use crate::result::Usage;
 
+mod parts;
 mod stream;
 
 /// The `anthropic-version` header sent with every request.
@@ -280,6 +281,7 @@ impl AnthropicProvider {
                 })
             }
         };
+        parts::RULES.check(&request.attachments, &self.name)?;
         let reply_limit = request.max_output_tokens.unwrap_or(self.default_max_tokens);
         let thinking = match request.thinking_budget {
             None => None,
@@ -310,7 +312,7 @@ impl AnthropicProvider {
             system: (!request.system.is_empty()).then_some(request.system.as_str()),
             messages: [Message {
                 role: "user",
-                content: &request.user,
+                content: parts::UserContent::of(request),
             }],
             // Thinking is refused with a changed temperature.
             temperature: request
@@ -397,7 +399,7 @@ enum Thinking {
 #[derive(Serialize)]
 struct Message<'a> {
     role: &'static str,
-    content: &'a str,
+    content: parts::UserContent<'a>,
 }
 
 #[derive(Serialize)]

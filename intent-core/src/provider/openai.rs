@@ -52,6 +52,7 @@ impl OpenAiApi {
     }
 }
 
+pub(super) mod parts;
 mod stream;
 
 /// Which body field carries the longest reply, in tokens.
@@ -372,13 +373,14 @@ impl OpenAiProvider {
             MaxTokensField::MaxCompletionTokens => (request.max_output_tokens, None),
             MaxTokensField::MaxTokens => (None, request.max_output_tokens),
         };
+        parts::CHAT_RULES.check(&request.attachments, &self.name)?;
         let system = (!request.system.is_empty()).then(|| Message {
             role: "system",
-            content: &request.system,
+            content: parts::UserContent::text(&request.system),
         });
         let user = Some(Message {
             role: "user",
-            content: &request.user,
+            content: parts::UserContent::of(request, parts::Api::Chat),
         });
         let body = ChatBody {
             model,
@@ -477,7 +479,7 @@ struct StreamOptions {
 #[derive(Serialize)]
 struct Message<'a> {
     role: &'static str,
-    content: &'a str,
+    content: parts::UserContent<'a>,
 }
 
 #[derive(Serialize)]
