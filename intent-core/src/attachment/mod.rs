@@ -454,12 +454,12 @@ impl Attachment {
         Ok(())
     }
 
-    /// `image/png, 48213 bytes, "receipt.png"` or `image/png at https://...`: what a prompt, a
-    /// `Debug` and an error say of an attachment, never its bytes.
+    /// `image/png, 48213 bytes, "receipt.png"` or `image/png at https://...` (without the URL's
+    /// query): what a prompt, a `Debug` and an error say of an attachment, never its bytes.
     pub(crate) fn summary(&self) -> String {
         let mut text = match &self.inner.source {
             Source::Bytes(bytes) => format!("{}, {} bytes", self.media_type(), bytes.len()),
-            Source::Url(url) => format!("{} at {url}", self.media_type()),
+            Source::Url(url) => format!("{} at {}", self.media_type(), bare_url(url)),
         };
         if let Some(name) = self.filename() {
             text.push_str(&format!(", \"{name}\""));
@@ -486,7 +486,7 @@ impl fmt::Debug for Attachment {
         debug.field("media_type", &self.media_type());
         match &self.inner.source {
             Source::Bytes(bytes) => debug.field("size", &bytes.len()),
-            Source::Url(url) => debug.field("url", url),
+            Source::Url(url) => debug.field("url", &bare_url(url)),
         };
         if let Some(name) = self.filename() {
             debug.field("filename", &name);
@@ -554,8 +554,7 @@ pub(crate) fn recorded(attachment: &Attachment) -> serde_json::Value {
             record.insert("size".into(), bytes.len().into());
         }
         Source::Url(url) => {
-            let bare = url.split(['?', '#']).next().unwrap_or(url);
-            record.insert("url".into(), bare.into());
+            record.insert("url".into(), bare_url(url).into());
         }
     }
     if let Some(name) = attachment.filename() {
@@ -566,6 +565,13 @@ pub(crate) fn recorded(attachment: &Attachment) -> serde_json::Value {
     }
     record.insert("sha256".into(), attachment.digest().into());
     serde_json::Value::Object(record)
+}
+
+/// A URL without its query and fragment, which may carry a signature (an S3 presigned URL's
+/// `X-Amz-Signature`): what prompts, `Debug`, errors and cassettes show. The provider is sent the
+/// whole URL.
+fn bare_url(url: &str) -> &str {
+    url.split(['?', '#']).next().unwrap_or(url)
 }
 
 fn check_url(url: &str) -> Result<(), IntentError> {

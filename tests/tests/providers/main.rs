@@ -1,6 +1,7 @@
 //! Integration tests: providers (one binary, one module per theme).
 
 mod anthropic;
+mod attachments;
 mod anthropic_stream;
 mod fallback;
 mod gemini;
