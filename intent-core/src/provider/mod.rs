@@ -7,6 +7,7 @@
 mod anthropic;
 mod gemini;
 mod openai;
+mod openai_parts;
 mod openai_responses;
 mod openai_usage;
 mod scripted;

@@ -7,6 +7,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::openai_parts as parts;
 use super::openai_responses;
 use super::openai_usage::{self, TokenDetails};
 use super::transport::{
@@ -52,7 +53,6 @@ impl OpenAiApi {
     }
 }
 
-pub(super) mod parts;
 mod stream;
 
 /// Which body field carries the longest reply, in tokens.

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::openai_usage::TokenDetails;
-use super::openai::parts::{Api, UserContent};
+use super::openai_parts::{Api, UserContent, RESPONSES_RULES};
 use super::transport::{clip_body, json_body, ApiKey};
 use super::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
 use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, SharedSchema};
@@ -76,7 +76,7 @@ pub(super) fn body(
             }
         }
     };
-    super::openai::parts::RESPONSES_RULES.check(&request.attachments, provider)?;
+    RESPONSES_RULES.check(&request.attachments, provider)?;
     let body = ResponsesBody {
         model,
         instructions: (!request.system.is_empty()).then_some(request.system.as_str()),
