@@ -68,7 +68,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .await;
     for attempt in receipt.attempts() {
-        println!("attempt: {} {} · {} tokens", attempt.provider, attempt.model, attempt.usage.total_tokens());
+        println!(
+            "attempt: {} {} · {} tokens",
+            attempt.provider,
+            attempt.model,
+            attempt.usage.total_tokens()
+        );
     }
     let receipt = receipt.into_result()?;
     let date = receipt.date.map_or("no date".to_owned(), |d| d.to_string());
@@ -76,6 +81,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for line in &receipt.lines {
         println!("  {:<24} {:>8.2}", line.item, line.amount);
     }
-    println!("  {:<24} {:>8.2} {}", "total", receipt.total, receipt.currency);
+    println!(
+        "  {:<24} {:>8.2} {}",
+        "total", receipt.total, receipt.currency
+    );
     Ok(())
 }

@@ -859,7 +859,15 @@ async fn run_sends_each_attached_file_after_the_text_and_refuses_a_bad_one() {
     let env = [("OPENAI_BASE_URL", base_url(&model))];
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let ran = intent(
-        &["run", s(&shop()), "order-line", "--input", "-", "--attach", s(&scan)],
+        &[
+            "run",
+            s(&shop()),
+            "order-line",
+            "--input",
+            "-",
+            "--attach",
+            s(&scan),
+        ],
         &env,
         Some("The order is attached."),
     )
@@ -870,16 +878,34 @@ async fn run_sends_each_attached_file_after_the_text_and_refuses_a_bad_one() {
     let body: Value = serde_json::from_slice(&received[0].body).unwrap();
     let content = &body["messages"][1]["content"];
     assert_eq!(content[0]["type"], "text");
-    assert!(content[0]["text"].as_str().unwrap().contains("1. application/pdf, 36 bytes, \"order.pdf\""));
+    assert!(content[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("1. application/pdf, 36 bytes, \"order.pdf\""));
     assert_eq!(content[1]["type"], "file");
     assert_eq!(content[1]["file"]["filename"], "order.pdf");
-    assert!(content[1]["file"]["file_data"].as_str().unwrap().starts_with("data:application/pdf;base64,JVBERi0xLjQK"));
+    assert!(content[1]["file"]["file_data"]
+        .as_str()
+        .unwrap()
+        .starts_with("data:application/pdf;base64,JVBERi0xLjQK"));
 
     let empty = dir.path().join("empty.png");
     std::fs::write(&empty, b"").unwrap();
-    for (bad, reason) in [(s(&empty), "empty (0 bytes)"), ("no/such/file.png", "cannot be read"), (s(dir.path()), "is a directory")] {
+    for (bad, reason) in [
+        (s(&empty), "empty (0 bytes)"),
+        ("no/such/file.png", "cannot be read"),
+        (s(dir.path()), "is a directory"),
+    ] {
         let ran = intent(
-            &["run", s(&shop()), "order-line", "--input", "-", "--attach", bad],
+            &[
+                "run",
+                s(&shop()),
+                "order-line",
+                "--input",
+                "-",
+                "--attach",
+                bad,
+            ],
             &env,
             Some("The order is attached."),
         )
@@ -887,5 +913,9 @@ async fn run_sends_each_attached_file_after_the_text_and_refuses_a_bad_one() {
         .expect(2);
         assert!(ran.stderr.contains(reason), "{bad}: {}", ran.stderr);
     }
-    assert_eq!(model.received_requests().await.unwrap().len(), 1, "nothing more was sent");
+    assert_eq!(
+        model.received_requests().await.unwrap().len(),
+        1,
+        "nothing more was sent"
+    );
 }

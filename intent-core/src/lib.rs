@@ -127,8 +127,9 @@ pub mod prelude {
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };
     pub use crate::{
-        AiRequestOptions, AiResult, Attachment, AttemptRecord, Intent, IntentClient, IntentClientOptions,
-        IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort, ResultIssue, Usage,
+        AiRequestOptions, AiResult, Attachment, AttemptRecord, Intent, IntentClient,
+        IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort,
+        ResultIssue, Usage,
     };
 }
 

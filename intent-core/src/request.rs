@@ -145,7 +145,8 @@ impl AiRequest {
         }
     }
 
-    /// The bytes of the request's messages and schema, for sizing a body up front.
+    /// The bytes of the request's messages, schema and attachments (as base64), for sizing a
+    /// body up front.
     pub(crate) fn text_len(&self) -> usize {
         self.system.len()
             + self.user.len()

@@ -407,14 +407,20 @@ async fn a_text_only_model_refuses_an_attached_image_and_the_call_says_why() {
         .with_timeout(Duration::from_secs(180));
     let client = IntentClient::new(provider);
     let image = Attachment::from_bytes(intent_core::attachment::tests_png()).unwrap();
-    let result = String::ai(&client, "The image is attached.", "Name the colour of the pixel.")
-        .options(options(8))
-        .attach(image)
-        .await;
+    let result = String::ai(
+        &client,
+        "The image is attached.",
+        "Name the colour of the pixel.",
+    )
+    .options(options(8))
+    .attach(image)
+    .await;
     assert!(!result.is_success());
     let messages: Vec<&str> = result.issues().iter().map(|i| i.message.as_str()).collect();
     assert!(
-        messages.iter().any(|m| m.contains("image input is not supported")),
+        messages
+            .iter()
+            .any(|m| m.contains("image input is not supported")),
         "the server's own reason is reported: {messages:?}"
     );
 }

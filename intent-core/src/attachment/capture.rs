@@ -28,11 +28,13 @@ pub(crate) fn capturing<R>(serialize: impl FnOnce(&dyn Fn()) -> R) -> (R, Vec<At
     // the outer list for when the inner one closes.
     let outer = CAPTURED.with(|c| c.borrow_mut().replace(Vec::new()));
     let close = Close(outer);
-    let result = serialize(&|| CAPTURED.with(|c| {
-        if let Some(list) = c.borrow_mut().as_mut() {
-            list.clear();
-        }
-    }));
+    let result = serialize(&|| {
+        CAPTURED.with(|c| {
+            if let Some(list) = c.borrow_mut().as_mut() {
+                list.clear();
+            }
+        })
+    });
     let captured = CAPTURED.with(|c| c.borrow_mut().take()).unwrap_or_default();
     drop(close);
     (result, captured)

@@ -52,8 +52,14 @@ mod tests {
     #[test]
     fn the_encoding_is_standard_base64_with_padding() {
         let bytes = Bytes::from_static(b"\xFF\xFEhi");
-        assert_eq!(serde_json::to_string(&Base64(&bytes)).unwrap(), "\"//5oaQ==\"");
-        let url = DataUrl { media_type: "image/png", bytes: &bytes };
+        assert_eq!(
+            serde_json::to_string(&Base64(&bytes)).unwrap(),
+            "\"//5oaQ==\""
+        );
+        let url = DataUrl {
+            media_type: "image/png",
+            bytes: &bytes,
+        };
         assert_eq!(url.to_string(), "data:image/png;base64,//5oaQ==");
     }
 }

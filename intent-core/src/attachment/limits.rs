@@ -80,7 +80,11 @@ impl AttachmentRules {
                     self.api,
                     which(),
                     self.image_types.join(", "),
-                    if self.takes_pdf { " and documents as application/pdf" } else { ", and no documents" }
+                    if self.takes_pdf {
+                        " and documents as application/pdf"
+                    } else {
+                        ", and no documents"
+                    }
                 )));
             }
             match attachment.source() {
@@ -149,7 +153,8 @@ pub(crate) fn body_len(attachments: &[Attachment]) -> usize {
 
 /// Whether `url` is plain `https`: what most providers' fetchers take.
 pub(crate) fn is_https(url: &str) -> bool {
-    url.get(..8).is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+    url.get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
 }
 
 pub(crate) use super::sniff::{GIF, JPEG, PNG, WEBP};

@@ -208,9 +208,7 @@ impl Attachment {
         let metadata = std::fs::metadata(path)
             .map_err(|e| refused(format!("the file {shown} cannot be read: {e}")))?;
         if metadata.is_dir() {
-            return Err(refused(format!(
-                "{shown} is a directory; attach a file"
-            )));
+            return Err(refused(format!("{shown} is a directory; attach a file")));
         }
         if !metadata.is_file() {
             return Err(refused(format!("{shown} is not a regular file")));
@@ -258,7 +256,10 @@ impl Attachment {
                 "the media type of {url} cannot be told from its extension; give it with Attachment::url_with_type(url, media_type)"
             )));
         };
-        Ok(Attachment::make(Source::Url(url), Cow::Borrowed(media_type)))
+        Ok(Attachment::make(
+            Source::Url(url),
+            Cow::Borrowed(media_type),
+        ))
     }
 
     /// An attachment the provider fetches from `url`, of the given media type.
@@ -575,13 +576,11 @@ fn bare_url(url: &str) -> &str {
 }
 
 fn check_url(url: &str) -> Result<(), IntentError> {
-    let scheme_ok = url
-        .split_once("://")
-        .is_some_and(|(scheme, rest)| {
-            matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https")
-                && !rest.is_empty()
-                && !rest.starts_with('/')
-        });
+    let scheme_ok = url.split_once("://").is_some_and(|(scheme, rest)| {
+        matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https")
+            && !rest.is_empty()
+            && !rest.starts_with('/')
+    });
     if !scheme_ok {
         return Err(refused(format!(
             "the attachment URL {url:?} is not an http:// or https:// URL"

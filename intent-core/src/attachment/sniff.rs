@@ -102,7 +102,10 @@ mod tests {
         assert!(truncation(PDF, b"%PDF-1.7\n1 0 obj").is_some());
         assert_eq!(truncation(PDF, b"%PDF-1.7\n1 0 obj\n%%EOF\n"), None);
         assert!(truncation(JPEG, &[0xFF, 0xD8, 0xFF, 0xE0, 0, 0]).is_some());
-        assert_eq!(truncation(JPEG, &[0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xD9]), None);
+        assert_eq!(
+            truncation(JPEG, &[0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xD9]),
+            None
+        );
         assert!(truncation(GIF, b"GIF89a").is_some());
         assert!(truncation(PNG, b"\x89PNG\r\n\x1a\n").is_some());
         assert_eq!(truncation("image/heic", b"anything"), None);

@@ -27,8 +27,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::openai_usage::TokenDetails;
 use super::openai_parts::{Api, UserContent, RESPONSES_RULES};
+use super::openai_usage::TokenDetails;
 use super::transport::{clip_body, json_body, ApiKey};
 use super::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
 use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, SharedSchema};

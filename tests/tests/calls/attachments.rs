@@ -33,7 +33,10 @@ async fn the_input_section_lists_the_attachments_in_order() {
     );
     assert_eq!(sent.attachments.len(), 2);
     assert_eq!(sent.attachments[0].filename(), Some("page-1.png"));
-    assert_eq!(sent.attachments[1].source_url(), Some("https://example.com/terms.pdf"));
+    assert_eq!(
+        sent.attachments[1].source_url(),
+        Some("https://example.com/terms.pdf")
+    );
 }
 
 #[tokio::test]
@@ -78,7 +81,11 @@ async fn attachments_inside_the_input_come_first_then_those_attached() {
         "{}",
         sent.user
     );
-    let types: Vec<&str> = sent.attachments.iter().map(Attachment::media_type).collect();
+    let types: Vec<&str> = sent
+        .attachments
+        .iter()
+        .map(Attachment::media_type)
+        .collect();
     assert_eq!(types, ["image/png", "application/pdf", "image/png"]);
     assert!(sent.user.contains("3. image/png, 70 bytes, \"photo.png\""));
 }
@@ -97,7 +104,9 @@ async fn every_attempt_shares_the_same_bytes() {
     let pointer = |request: &AiRequest| request.attachments[0].bytes().unwrap().as_ptr();
     assert_eq!(pointer(&requests[0]), scan.bytes().unwrap().as_ptr());
     assert_eq!(pointer(&requests[1]), scan.bytes().unwrap().as_ptr());
-    assert!(requests[1].user.contains("Attachments, sent with this message in this order:\n1. image/png"));
+    assert!(requests[1]
+        .user
+        .contains("Attachments, sent with this message in this order:\n1. image/png"));
 }
 
 #[test]
@@ -108,17 +117,32 @@ fn the_cache_key_changes_with_the_bytes_and_the_url_but_not_with_a_copy() {
         CacheKey::for_request("openai", "gpt-4o-mini", &request)
     };
     let plain = key(Vec::new());
-    assert_eq!(plain, CacheKey::for_request("openai", "gpt-4o-mini", &AiRequest::new("s", "u")));
+    assert_eq!(
+        plain,
+        CacheKey::for_request("openai", "gpt-4o-mini", &AiRequest::new("s", "u"))
+    );
     let one = key(vec![png()]);
     assert_ne!(one, plain);
-    assert_eq!(one, key(vec![Attachment::from_bytes(tests_png()).unwrap()]), "equal bytes, equal key");
+    assert_eq!(
+        one,
+        key(vec![Attachment::from_bytes(tests_png()).unwrap()]),
+        "equal bytes, equal key"
+    );
     let mut other = tests_png();
     other[20] ^= 1;
     assert_ne!(one, key(vec![Attachment::new(other, "image/png")]));
-    assert_ne!(one, key(vec![png().with_detail(intent_core::attachment::ImageDetail::Low)]));
+    assert_ne!(
+        one,
+        key(vec![
+            png().with_detail(intent_core::attachment::ImageDetail::Low)
+        ])
+    );
     assert_ne!(key(vec![png(), png()]), one);
     let a = key(vec![Attachment::url("https://example.com/a.png").unwrap()]);
-    assert_ne!(a, key(vec![Attachment::url("https://example.com/b.png").unwrap()]));
+    assert_ne!(
+        a,
+        key(vec![Attachment::url("https://example.com/b.png").unwrap()])
+    );
 }
 
 #[tokio::test]
@@ -133,7 +157,11 @@ async fn a_cached_reply_is_not_served_for_other_bytes() {
         String::ai(&client, "See the image.", "Describe the image.").attach(attachment)
     };
     assert_eq!(ask(png()).await.value().map(String::as_str), Some("first"));
-    assert_eq!(ask(png()).await.value().map(String::as_str), Some("first"), "the same bytes hit the cache");
+    assert_eq!(
+        ask(png()).await.value().map(String::as_str),
+        Some("first"),
+        "the same bytes hit the cache"
+    );
     let mut other = tests_png();
     other[20] ^= 1;
     let other = Attachment::new(other, "image/png");
@@ -161,7 +189,10 @@ async fn a_cassette_records_what_was_attached_but_never_the_bytes() {
     assert_eq!(recorded[0]["sha256"].as_str().map(str::len), Some(64));
     assert_eq!(recorded[1]["url"], "https://example.com/terms.pdf");
     assert!(!text.contains("s3cr3t"), "a URL's query is not written");
-    assert!(!text.contains("JVBERi0xLjQ"), "the bytes (as base64) are not written");
+    assert!(
+        !text.contains("JVBERi0xLjQ"),
+        "the bytes (as base64) are not written"
+    );
     assert!(!text.contains("%PDF-1.4"), "the bytes are not written");
 }
 
@@ -170,7 +201,10 @@ async fn a_request_debug_shows_media_type_and_size_never_the_bytes() {
     let mut request = AiRequest::new("s", "u");
     request.attachments = vec![png().with_filename("r.png")];
     let debug = format!("{request:?}");
-    assert!(debug.contains(r#"Attachment { media_type: "image/png", size: 70, filename: "r.png" }"#), "{debug}");
+    assert!(
+        debug.contains(r#"Attachment { media_type: "image/png", size: 70, filename: "r.png" }"#),
+        "{debug}"
+    );
     assert!(!debug.contains("137, 80"), "{debug}");
 }
 
@@ -180,11 +214,15 @@ async fn a_request_debug_shows_media_type_and_size_never_the_bytes() {
 fn from_bytes_refuses_empty_unknown_and_cut_short_files() {
     let message = |bytes: Vec<u8>| Attachment::from_bytes(bytes).unwrap_err().to_string();
     assert!(message(Vec::new()).contains("empty (0 bytes)"));
-    assert!(message(b"just text".to_vec()).contains("none of the known signatures (PNG, JPEG, GIF, WebP, PDF)"));
+    assert!(message(b"just text".to_vec())
+        .contains("none of the known signatures (PNG, JPEG, GIF, WebP, PDF)"));
     let mut cut = tests_png();
     cut.truncate(40);
     let cut = message(cut);
-    assert!(cut.contains("cut short or damaged: a PNG file ends with its IEND chunk"), "{cut}");
+    assert!(
+        cut.contains("cut short or damaged: a PNG file ends with its IEND chunk"),
+        "{cut}"
+    );
     assert!(cut.contains("image/png, 40 bytes"), "{cut}");
     assert!(message(b"%PDF-1.7\n1 0 obj".to_vec()).contains("a PDF file ends with %%EOF"));
     assert!(message(vec![0xFF, 0xD8, 0xFF, 0xE0, 0, 0, 0]).contains("EOI marker"));
@@ -196,19 +234,37 @@ fn from_bytes_refuses_empty_unknown_and_cut_short_files() {
 async fn each_bad_attachment_fails_the_call_before_sending() {
     let cases: Vec<(Attachment, &str)> = vec![
         (Attachment::new(Vec::new(), "image/png"), "is empty"),
-        (Attachment::new(b"hello".to_vec(), "image/jpeg"), "labelled image/jpeg but its bytes do not start with that format's signature"),
-        (Attachment::new(tests_png()[..30].to_vec(), "image/png"), "cut short"),
-        (Attachment::new(tests_png(), "application/pdf"), "labelled application/pdf but its bytes are image/png"),
+        (
+            Attachment::new(b"hello".to_vec(), "image/jpeg"),
+            "labelled image/jpeg but its bytes do not start with that format's signature",
+        ),
+        (
+            Attachment::new(tests_png()[..30].to_vec(), "image/png"),
+            "cut short",
+        ),
+        (
+            Attachment::new(tests_png(), "application/pdf"),
+            "labelled application/pdf but its bytes are image/png",
+        ),
     ];
     for (attachment, expected) in cases {
         let model = ScriptedProvider::new(["never"]);
         let client = IntentClient::new(model.clone());
-        let result = String::ai(&client, "x", "Read it.").attach(attachment).await;
+        let result = String::ai(&client, "x", "Read it.")
+            .attach(attachment)
+            .await;
         assert!(!result.is_success());
-        assert!(model.requests().is_empty(), "nothing is sent for {expected}");
+        assert!(
+            model.requests().is_empty(),
+            "nothing is sent for {expected}"
+        );
         let issue = &result.issues()[0];
         assert_eq!(issue.kind, IssueKind::Input);
-        assert!(issue.message.contains(expected), "{expected}: {}", issue.message);
+        assert!(
+            issue.message.contains(expected),
+            "{expected}: {}",
+            issue.message
+        );
     }
 }
 
@@ -224,32 +280,58 @@ fn from_path_refuses_a_missing_path_a_directory_and_a_200_mb_file() {
 
     // A sparse file: 200 MB long, not written, and refused before it is read.
     let huge = dir.path().join("huge.pdf");
-    std::fs::File::create(&huge).unwrap().set_len(200 * 1024 * 1024).unwrap();
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(200 * 1024 * 1024)
+        .unwrap();
     let message = Attachment::from_path(&huge).unwrap_err().to_string();
     assert!(message.contains("has 209715200 bytes, more than the 104857600 bytes an attachment may have (Attachment::MAX_BYTES)"), "{message}");
 
     let empty = dir.path().join("empty.png");
     std::fs::write(&empty, b"").unwrap();
     let message = Attachment::from_path(&empty).unwrap_err().to_string();
-    assert!(message.contains("empty.png") && message.contains("empty (0 bytes)"), "{message}");
+    assert!(
+        message.contains("empty.png") && message.contains("empty (0 bytes)"),
+        "{message}"
+    );
 
     let cut = dir.path().join("cut.png");
     std::fs::write(&cut, &tests_png()[..50]).unwrap();
     let message = Attachment::from_path(&cut).unwrap_err().to_string();
-    assert!(message.contains("cut.png") && message.contains("cut short"), "{message}");
+    assert!(
+        message.contains("cut.png") && message.contains("cut short"),
+        "{message}"
+    );
 
     let whole = dir.path().join("receipt.png");
     std::fs::write(&whole, tests_png()).unwrap();
     let attachment = Attachment::from_path(&whole).unwrap();
-    assert_eq!((attachment.media_type(), attachment.filename()), ("image/png", Some("receipt.png")));
+    assert_eq!(
+        (attachment.media_type(), attachment.filename()),
+        ("image/png", Some("receipt.png"))
+    );
 }
 
 #[test]
 fn url_refuses_what_is_not_http_or_https() {
-    for url in ["file:///etc/passwd", "ftp://example.com/a.png", "example.com/a.png", "https://", "javascript:alert(1)", "data:image/png;base64,AAAA", "https://example.com/a b.png"] {
+    for url in [
+        "file:///etc/passwd",
+        "ftp://example.com/a.png",
+        "example.com/a.png",
+        "https://",
+        "javascript:alert(1)",
+        "data:image/png;base64,AAAA",
+        "https://example.com/a b.png",
+    ] {
         let error = Attachment::url(url).unwrap_err().to_string();
-        assert!(error.contains("not an http:// or https:// URL") || error.contains("whitespace"), "{url}: {error}");
-        assert!(Attachment::url_with_type(url, "image/png").is_err(), "{url}");
+        assert!(
+            error.contains("not an http:// or https:// URL") || error.contains("whitespace"),
+            "{url}: {error}"
+        );
+        assert!(
+            Attachment::url_with_type(url, "image/png").is_err(),
+            "{url}"
+        );
     }
     assert!(Attachment::url("https://example.com/a.png").is_ok());
     assert!(Attachment::url("HTTP://example.com/a.JPG").is_ok());
@@ -260,12 +342,20 @@ async fn a_collection_whose_elements_carry_attachments_is_refused_not_sent_witho
     let model = ScriptedProvider::new(["never"]);
     let client = IntentClient::new(model.clone());
     let inputs = [png(), png()];
-    let result = client.map_each::<String>(&inputs, "Describe each image.").await;
+    let result = client
+        .map_each::<String>(&inputs, "Describe each image.")
+        .await;
     assert!(!result.is_complete());
     assert!(model.requests().is_empty(), "nothing is sent");
-    let messages: Vec<String> = result.issues().iter().map(|i| i.issue.message.clone()).collect();
+    let messages: Vec<String> = result
+        .issues()
+        .iter()
+        .map(|i| i.issue.message.clone())
+        .collect();
     assert!(
-        messages.iter().any(|m| m.contains("a collection's elements cannot carry attachments")),
+        messages
+            .iter()
+            .any(|m| m.contains("a collection's elements cannot carry attachments")),
         "{messages:?}"
     );
 }

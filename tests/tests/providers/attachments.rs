@@ -40,7 +40,8 @@ fn request_with(attachments: Vec<Attachment>) -> AiRequest {
 
 fn strict_request_with(attachments: Vec<Attachment>) -> AiRequest {
     let schema = json!({"type": "object", "properties": {"value": {"type": "number"}}, "required": ["value"], "additionalProperties": false});
-    let mut request = request_with(attachments).with_format(ResponseFormat::JsonSchema, Some(schema));
+    let mut request =
+        request_with(attachments).with_format(ResponseFormat::JsonSchema, Some(schema));
     request.max_output_tokens = Some(64);
     request
 }
@@ -111,7 +112,10 @@ fn gemini(server: &MockServer) -> GeminiProvider {
 
 /// The body `provider` sends for `request`.
 async fn body_sent(provider: &dyn Provider, server: &MockServer, request: &AiRequest) -> Value {
-    provider.complete(request).await.expect("the request is sent");
+    provider
+        .complete(request)
+        .await
+        .expect("the request is sent");
     let requests = sent(server).await;
     assert_eq!(requests.len(), 1);
     body_of(&requests[0])
@@ -137,7 +141,10 @@ async fn refusal(provider: &dyn Provider, server: &MockServer, request: &AiReque
 async fn chat_sends_the_text_then_an_image_as_a_data_url() {
     let server = answering(chat_reply("12.5")).await;
     let body = body_sent(&chat(&server), &server, &request_with(vec![png()])).await;
-    assert_eq!(body["messages"][0], json!({"role": "system", "content": "You are terse."}));
+    assert_eq!(
+        body["messages"][0],
+        json!({"role": "system", "content": "You are terse."})
+    );
     assert_eq!(
         body["messages"][1],
         json!({"role": "user", "content": [
@@ -172,7 +179,10 @@ async fn chat_sends_several_attachments_in_order_with_a_strict_schema() {
 async fn chat_without_attachments_still_sends_the_message_as_text() {
     let server = answering(chat_reply("hi")).await;
     let body = body_sent(&chat(&server), &server, &request_with(Vec::new())).await;
-    assert_eq!(body["messages"][1], json!({"role": "user", "content": "Read the receipt."}));
+    assert_eq!(
+        body["messages"][1],
+        json!({"role": "user", "content": "Read the receipt."})
+    );
 }
 
 #[tokio::test]
@@ -180,7 +190,10 @@ async fn chat_names_an_unnamed_pdf() {
     let server = answering(chat_reply("ok")).await;
     let unnamed = Attachment::from_bytes(PDF.to_vec()).unwrap();
     let body = body_sent(&chat(&server), &server, &request_with(vec![png(), unnamed])).await;
-    assert_eq!(body["messages"][1]["content"][2]["file"]["filename"], "attachment-2.pdf");
+    assert_eq!(
+        body["messages"][1]["content"][2]["file"]["filename"],
+        "attachment-2.pdf"
+    );
 }
 
 #[tokio::test]
@@ -189,7 +202,10 @@ async fn chat_refuses_a_pdf_by_url_before_sending() {
     let remote = Attachment::url("https://example.com/terms.pdf").unwrap();
     let message = refusal(&chat(&server), &server, &request_with(vec![png(), remote])).await;
     assert!(message.contains("OpenAI Chat Completions cannot fetch attachment 2 (application/pdf at https://example.com/terms.pdf)"), "{message}");
-    assert!(message.contains("openai"), "the provider is named: {message}");
+    assert!(
+        message.contains("openai"),
+        "the provider is named: {message}"
+    );
 }
 
 #[tokio::test]
@@ -197,12 +213,21 @@ async fn chat_refuses_an_image_over_20_mb_and_a_kind_it_cannot_take() {
     let server = answering(chat_reply("ok")).await;
     let big = sized(20 * 1024 * 1024 + 1, "image/png");
     let message = refusal(&chat(&server), &server, &request_with(vec![big])).await;
-    assert!(message.contains("attachment 1 (image/png, 20971521 bytes)"), "{message}");
-    assert!(message.contains("limit of 20971520 bytes per image"), "{message}");
+    assert!(
+        message.contains("attachment 1 (image/png, 20971521 bytes)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("limit of 20971520 bytes per image"),
+        "{message}"
+    );
 
     let heic = sized(10, "image/heic");
     let message = refusal(&chat(&server), &server, &request_with(vec![heic])).await;
-    assert!(message.contains("cannot take attachment 1 (image/heic, 10 bytes)"), "{message}");
+    assert!(
+        message.contains("cannot take attachment 1 (image/heic, 10 bytes)"),
+        "{message}"
+    );
     let text = sized(10, "text/plain");
     let message = refusal(&chat(&server), &server, &request_with(vec![text])).await;
     assert!(message.contains("text/plain"), "{message}");
@@ -218,7 +243,10 @@ async fn chat_refuses_more_than_500_attachments_and_more_than_50_mb_in_all() {
 
     let three = vec![sized(18 * 1024 * 1024, "image/png"); 3];
     let message = refusal(&chat(&server), &server, &request_with(three)).await;
-    assert!(message.contains("limit of 52428800 bytes per request"), "{message}");
+    assert!(
+        message.contains("limit of 52428800 bytes per request"),
+        "{message}"
+    );
 }
 
 // ---- OpenAI Responses ------------------------------------------------------------------------
@@ -291,9 +319,15 @@ async fn anthropic_measures_its_5_mb_image_limit_on_the_base64_data() {
     // 4 MB of bytes are 5.33 MB of base64: over the limit, though the file is under it.
     let image = sized(4 * 1024 * 1024, "image/jpeg");
     let message = refusal(&anthropic(&server), &server, &request_with(vec![image])).await;
-    assert!(message.contains("attachment 1 (image/jpeg, 4194304 bytes)"), "{message}");
+    assert!(
+        message.contains("attachment 1 (image/jpeg, 4194304 bytes)"),
+        "{message}"
+    );
     assert!(message.contains("5592408 bytes as base64"), "{message}");
-    assert!(message.contains("Anthropic Messages's limit of 5242880 bytes per image"), "{message}");
+    assert!(
+        message.contains("Anthropic Messages's limit of 5242880 bytes per image"),
+        "{message}"
+    );
     assert!(message.contains("anthropic"), "{message}");
 }
 
@@ -302,14 +336,25 @@ async fn anthropic_refuses_over_32_mb_per_request_over_100_images_and_a_heic() {
     let server = answering(anthropic_reply("ok")).await;
     let pdfs = vec![sized(13 * 1024 * 1024, "application/pdf"); 2];
     let message = refusal(&anthropic(&server), &server, &request_with(pdfs)).await;
-    assert!(message.contains("limit of 33554432 bytes per request"), "{message}");
+    assert!(
+        message.contains("limit of 33554432 bytes per request"),
+        "{message}"
+    );
 
-    let message = refusal(&anthropic(&server), &server, &request_with(vec![png(); 101])).await;
+    let message = refusal(
+        &anthropic(&server),
+        &server,
+        &request_with(vec![png(); 101]),
+    )
+    .await;
     assert!(message.contains("at most 100 attachments"), "{message}");
 
     let heic = sized(10, "image/heic");
     let message = refusal(&anthropic(&server), &server, &request_with(vec![heic])).await;
-    assert!(message.contains("cannot take attachment 1 (image/heic"), "{message}");
+    assert!(
+        message.contains("cannot take attachment 1 (image/heic"),
+        "{message}"
+    );
 }
 
 // ---- Gemini ----------------------------------------------------------------------------------
@@ -333,8 +378,14 @@ async fn gemini_sends_inline_data_parts_before_the_text() {
             {"text": "Read the receipt."}
         ]}])
     );
-    assert_eq!(body["systemInstruction"], json!({"parts": [{"text": "You are terse."}]}));
-    assert_eq!(body["generationConfig"]["responseMimeType"], "application/json");
+    assert_eq!(
+        body["systemInstruction"],
+        json!({"parts": [{"text": "You are terse."}]})
+    );
+    assert_eq!(
+        body["generationConfig"]["responseMimeType"],
+        "application/json"
+    );
 }
 
 #[tokio::test]
@@ -347,7 +398,10 @@ async fn gemini_refuses_an_outside_url_and_a_gif() {
 
     let gif = Attachment::from_bytes(b"GIF89a\x01\0\x01\0\0\0\0;".to_vec()).unwrap();
     let message = refusal(&gemini(&server), &server, &request_with(vec![gif])).await;
-    assert!(message.contains("cannot take attachment 1 (image/gif, 14 bytes)"), "{message}");
+    assert!(
+        message.contains("cannot take attachment 1 (image/gif, 14 bytes)"),
+        "{message}"
+    );
     assert!(message.contains("gemini"), "{message}");
 }
 
@@ -356,7 +410,10 @@ async fn gemini_refuses_a_pdf_over_50_mb_of_base64() {
     let server = answering(gemini_reply("ok")).await;
     let big = sized(38 * 1024 * 1024, "application/pdf");
     let message = refusal(&gemini(&server), &server, &request_with(vec![big])).await;
-    assert!(message.contains("limit of 52428800 bytes per PDF"), "{message}");
+    assert!(
+        message.contains("limit of 52428800 bytes per PDF"),
+        "{message}"
+    );
 }
 
 // ---- Through a client ------------------------------------------------------------------------
@@ -374,16 +431,23 @@ async fn a_fallback_gets_the_same_attachments_when_the_primary_fails() {
         .fallback(anthropic(&fallback))
         .build()
         .unwrap();
-    let total = f64::ai(&client, "The receipt is attached.", "Read the receipt's total.")
-        .attach(png())
-        .attach(pdf())
-        .await;
+    let total = f64::ai(
+        &client,
+        "The receipt is attached.",
+        "Read the receipt's total.",
+    )
+    .attach(png())
+    .attach(pdf())
+    .await;
     assert_eq!(total.value(), Some(&12.5), "{:?}", total.issues());
     assert_eq!(total.attempts()[0].provider, "anthropic");
 
     let first = body_of(&sent(&primary).await[0]);
     let content = &first["messages"][1]["content"];
-    assert_eq!(content[1]["image_url"]["url"], format!("data:image/png;base64,{}", png_b64()));
+    assert_eq!(
+        content[1]["image_url"]["url"],
+        format!("data:image/png;base64,{}", png_b64())
+    );
     assert_eq!(content[2]["file"]["filename"], "invoice.pdf");
     let user = content[0]["text"].as_str().unwrap();
     assert!(
@@ -395,7 +459,11 @@ async fn a_fallback_gets_the_same_attachments_when_the_primary_fails() {
     let blocks = &second["messages"][0]["content"];
     assert_eq!(blocks[0]["source"]["data"], png_b64());
     assert_eq!(blocks[1]["type"], "document");
-    assert_eq!(blocks[2]["text"].as_str(), Some(user), "the same message follows");
+    assert_eq!(
+        blocks[2]["text"].as_str(),
+        Some(user),
+        "the same message follows"
+    );
 }
 
 #[tokio::test]
@@ -412,7 +480,10 @@ async fn a_provider_that_refuses_an_attachment_falls_back_to_one_that_takes_it()
         .attach(gif)
         .await;
     assert_eq!(text.value().map(String::as_str), Some("a red pixel"));
-    assert!(sent(&gemini_server).await.is_empty(), "Gemini was sent nothing");
+    assert!(
+        sent(&gemini_server).await.is_empty(),
+        "Gemini was sent nothing"
+    );
     assert_eq!(sent(&anthropic_server).await.len(), 1);
 }
 
@@ -427,7 +498,9 @@ async fn a_refusal_by_every_provider_fails_the_call_naming_the_rule() {
     assert!(!result.is_success());
     let issues: Vec<String> = result.issues().iter().map(|i| i.message.clone()).collect();
     assert!(
-        issues.iter().any(|m| m.contains("cannot fetch attachment 1 (application/pdf at https://example.com/terms.pdf)")),
+        issues.iter().any(|m| m.contains(
+            "cannot fetch attachment 1 (application/pdf at https://example.com/terms.pdf)"
+        )),
         "{issues:?}"
     );
     assert!(sent(&server).await.is_empty());

@@ -1,8 +1,8 @@
 //! Integration tests: providers (one binary, one module per theme).
 
 mod anthropic;
-mod attachments;
 mod anthropic_stream;
+mod attachments;
 mod fallback;
 mod gemini;
 mod odd_replies;
