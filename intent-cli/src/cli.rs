@@ -46,6 +46,7 @@ Exit codes: 0 no error, 1 errors found, 3 the path is missing or has no intent f
   echo 'The site is down!' | intent run intents/ ticket-triage
   intent run intents/ ticket-triage --input order.json --input-json --json
   intent run intents/ ticket-title --input email.txt --provider anthropic --temperature 0
+  intent run intents/ receipt-total --input note.txt --attach receipt.jpg --attach terms.pdf
 
 The value goes to standard output (pretty JSON, one line with --json, plain text for a `string`
 intent); the attempts, issues, usage and time go to standard error (all in the one line with --json).
@@ -62,6 +63,10 @@ Exit codes: 0 a value, 1 no value (the issues say why), 2 usage or input, 3 load
         /// Read the input as JSON (sent as its JSON text) rather than as plain text.
         #[arg(long)]
         input_json: bool,
+        /// Send an image or a PDF with the input (PNG, JPEG, GIF, WebP or PDF, told from its
+        /// bytes); repeat it for several, sent in this order.
+        #[arg(long, value_name = "FILE")]
+        attach: Vec<PathBuf>,
         /// Print one line of JSON with the value, issues, attempts, usage and time.
         #[arg(long)]
         json: bool,

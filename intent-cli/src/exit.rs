@@ -68,7 +68,9 @@ impl Failure {
         let exit = match &error {
             IntentError::Catalog(_) => Exit::Load,
             IntentError::Config(_) | IntentError::Provider(_) => Exit::Config,
-            IntentError::InputTooLong { .. } | IntentError::InputSerialization(_) => Exit::Usage,
+            IntentError::InputTooLong { .. }
+            | IntentError::InputSerialization(_)
+            | IntentError::Attachment(_) => Exit::Usage,
             _ => Exit::Failed,
         };
         Failure::new(exit, error.to_string())

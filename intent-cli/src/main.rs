@@ -59,9 +59,21 @@ fn main() -> ExitCode {
                     intent,
                     input,
                     input_json,
+                    attach,
                     json,
                     call,
-                } => run::run(&path, &intent, input.as_deref(), input_json, json, &call).await,
+                } => {
+                    run::run(
+                        &path,
+                        &intent,
+                        input.as_deref(),
+                        &attach,
+                        input_json,
+                        json,
+                        &call,
+                    )
+                    .await
+                }
                 Command::Test {
                     path,
                     filter,

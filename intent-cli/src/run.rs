@@ -1,8 +1,8 @@
 //! `intent run`: one intent on one input.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use intent_core::IssueKind;
+use intent_core::{Attachment, IssueKind};
 use serde_json::{json, Value};
 
 use crate::check::{self, plural};
@@ -16,6 +16,7 @@ pub async fn run(
     path: &Path,
     name: &str,
     input: Option<&Path>,
+    attach: &[PathBuf],
     input_json: bool,
     json: bool,
     call: &CallArgs,
@@ -36,9 +37,16 @@ pub async fn run(
     let runner = shapes::runner(intent).map_err(Failure::usage)?;
     runner.check(&catalog, name).map_err(Failure::from_intent)?;
     let input = input::read(input, input_json)?;
+    let attachments = attach
+        .iter()
+        .map(Attachment::from_path)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| Failure::usage(e.to_string()))?;
     let client = client::client(call)?;
     let options = client::options(call, intent.options());
-    let outcome = runner.run(&catalog, &client, name, &input, options).await;
+    let outcome = runner
+        .run(&catalog, &client, name, &input, &attachments, options)
+        .await;
 
     if json {
         println!("{}", as_json(name, &outcome));

@@ -13,8 +13,8 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use futures::future::BoxFuture;
 use intent_core::catalog::{Catalog, CatalogIntent, IntentShape};
 use intent_core::{
-    AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient, IntentError, ResultIssue,
-    Usage,
+    AiCall, AiRequestOptions, AiResult, Attachment, AttemptRecord, Intent, IntentClient,
+    IntentError, ResultIssue, Usage,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -50,8 +50,16 @@ type RunFn = for<'a> fn(
     &'a IntentClient,
     &'a str,
     &'a Input,
+    &'a [Attachment],
     AiRequestOptions,
 ) -> BoxFuture<'a, Outcome>;
+
+/// `call` with each of `attachments` attached, in order.
+fn attached<'a, T>(call: AiCall<'a, T>, attachments: &[Attachment]) -> AiCall<'a, T> {
+    attachments
+        .iter()
+        .fold(call, |call, attachment| call.attach(attachment.clone()))
+}
 
 type CheckFn = fn(&Catalog, &str) -> Result<(), IntentError>;
 
@@ -75,18 +83,22 @@ fn run_typed<'a, T: Intent + Serialize + Send + 'static>(
     client: &'a IntentClient,
     name: &'a str,
     input: &'a Input,
+    attachments: &'a [Attachment],
     options: AiRequestOptions,
 ) -> BoxFuture<'a, Outcome> {
     Box::pin(async move {
         let started = Instant::now();
         let result = match input {
             Input::Text(text) => {
-                catalog
-                    .run::<T>(client, name, text.as_str())
+                attached(catalog.run::<T>(client, name, text.as_str()), attachments)
                     .options(options)
                     .await
             }
-            Input::Json(value) => catalog.run::<T>(client, name, value).options(options).await,
+            Input::Json(value) => {
+                attached(catalog.run::<T>(client, name, value), attachments)
+                    .options(options)
+                    .await
+            }
         };
         Outcome::of(result, started.elapsed())
     })
@@ -160,28 +172,31 @@ impl Runner {
         }
     }
 
-    /// Runs intent `name` on `input` with `options` (the file's, with the command line's set).
+    /// Runs intent `name` on `input`, with `attachments` sent with it, with `options` (the
+    /// file's, with the command line's set).
     pub fn run<'a>(
         self,
         catalog: &'a Catalog,
         client: &'a IntentClient,
         name: &'a str,
         input: &'a Input,
+        attachments: &'a [Attachment],
         options: AiRequestOptions,
     ) -> BoxFuture<'a, Outcome> {
         match self {
-            Runner::Typed(typed) => (typed.run)(catalog, client, name, input, options),
+            Runner::Typed(typed) => (typed.run)(catalog, client, name, input, attachments, options),
             Runner::Schema => Box::pin(async move {
                 let started = Instant::now();
                 let result = match input {
                     Input::Text(text) => {
-                        catalog
-                            .run_json(client, name, text.as_str())
+                        attached(catalog.run_json(client, name, text.as_str()), attachments)
                             .options(options)
                             .await
                     }
                     Input::Json(value) => {
-                        catalog.run_json(client, name, value).options(options).await
+                        attached(catalog.run_json(client, name, value), attachments)
+                            .options(options)
+                            .await
                     }
                 };
                 Outcome::of(result, started.elapsed())

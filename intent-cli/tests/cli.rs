@@ -839,3 +839,83 @@ async fn unusable_cassettes_report_files_and_arguments_are_refused() {
         "the results are still printed"
     );
 }
+
+#[tokio::test]
+async fn run_sends_each_attached_file_after_the_text_and_refuses_a_bad_one() {
+    let model = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini-2024-07-18",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
+                "content": "{\"value\": {\"sku\": \"A-1192\", \"quantity\": 40}}"}}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+        })))
+        .mount(&model)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let scan = dir.path().join("order.pdf");
+    std::fs::write(&scan, b"%PDF-1.4\n1 0 obj\n<< >>\nendobj\n%%EOF\n").unwrap();
+    let env = [("OPENAI_BASE_URL", base_url(&model))];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let ran = intent(
+        &[
+            "run",
+            s(&shop()),
+            "order-line",
+            "--input",
+            "-",
+            "--attach",
+            s(&scan),
+        ],
+        &env,
+        Some("The order is attached."),
+    )
+    .await
+    .expect(0);
+    assert!(ran.stdout.contains("\"quantity\": 40"), "{}", ran.stdout);
+    let received = model.received_requests().await.unwrap();
+    let body: Value = serde_json::from_slice(&received[0].body).unwrap();
+    let content = &body["messages"][1]["content"];
+    assert_eq!(content[0]["type"], "text");
+    assert!(content[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("1. application/pdf, 36 bytes, \"order.pdf\""));
+    assert_eq!(content[1]["type"], "file");
+    assert_eq!(content[1]["file"]["filename"], "order.pdf");
+    assert!(content[1]["file"]["file_data"]
+        .as_str()
+        .unwrap()
+        .starts_with("data:application/pdf;base64,JVBERi0xLjQK"));
+
+    let empty = dir.path().join("empty.png");
+    std::fs::write(&empty, b"").unwrap();
+    for (bad, reason) in [
+        (s(&empty), "empty (0 bytes)"),
+        ("no/such/file.png", "cannot be read"),
+        (s(dir.path()), "is a directory"),
+    ] {
+        let ran = intent(
+            &[
+                "run",
+                s(&shop()),
+                "order-line",
+                "--input",
+                "-",
+                "--attach",
+                bad,
+            ],
+            &env,
+            Some("The order is attached."),
+        )
+        .await
+        .expect(2);
+        assert!(ran.stderr.contains(reason), "{bad}: {}", ran.stderr);
+    }
+    assert_eq!(
+        model.received_requests().await.unwrap().len(),
+        1,
+        "nothing more was sent"
+    );
+}

@@ -9,6 +9,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::attachment::Attachment;
 use crate::client::IntentClient;
 use crate::error::IntentError;
 use crate::input::{self, SerializedInput};
@@ -67,7 +68,7 @@ impl<'a, T> AiCall<'a, T> {
     ) -> Self {
         AiCall {
             client,
-            input: input::serialize(input, client.options().max_input_chars),
+            input: input::serialize_with_attachments(input, client.options().max_input_chars),
             intent,
             options: AiRequestOptions::default(),
             checks: Vec::new(),
@@ -95,6 +96,34 @@ impl<'a, T> AiCall<'a, T> {
         self.options = options;
         if self.options.output_schema.is_none() {
             self.options.output_schema = schema;
+        }
+        self
+    }
+
+    /// Sends an image or a document with the input; call it once per attachment, in the order
+    /// they are to be sent. An attachment that fails its checks (empty, cut short, mislabelled,
+    /// too large) fails the call before anything is sent.
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// # rt.block_on(async {
+    /// let model = ScriptedProvider::new([r#"{"value": 12.5}"#]);
+    /// let client = IntentClient::new(model.clone());
+    /// let receipt = Attachment::from_bytes(intent_core::attachment::tests_png()).unwrap();
+    /// let total = f64::ai(&client, "The receipt is attached.", "Read the receipt's total.")
+    ///     .attach(receipt)
+    ///     .await;
+    /// assert_eq!(total.value(), Some(&12.5));
+    /// assert_eq!(model.requests()[0].attachments[0].media_type(), "image/png");
+    /// # });
+    /// ```
+    pub fn attach(mut self, attachment: Attachment) -> Self {
+        if let Ok(input) = &mut self.input {
+            match attachment.check() {
+                Ok(()) => input.attachments.push(attachment),
+                Err(error) => self.input = Err(error),
+            }
         }
         self
     }

@@ -22,6 +22,7 @@
 
 use serde::Serialize;
 
+use crate::attachment::{self, Attachment};
 use crate::error::IntentError;
 
 mod probe;
@@ -33,6 +34,9 @@ pub struct SerializedInput {
     pub text: String,
     /// The label in `## Input (<label>)`.
     pub label: String,
+    /// The attachments sent with the input, in order: those met in the input itself, then those
+    /// attached to the call.
+    pub attachments: Vec<Attachment>,
 }
 
 /// Serializes an input, refusing one longer than `max_chars` characters.
@@ -56,6 +60,48 @@ pub fn serialize<I: Serialize + ?Sized>(
     Ok(SerializedInput {
         text,
         label: probed.label,
+        attachments: Vec::new(),
+    })
+}
+
+/// [`serialize`], where the input may be an [`Attachment`] or carry some as members: each is
+/// written as its place in the list (`<attachment 1: image/png, 48213 bytes>`), checked, and
+/// kept in [`SerializedInput::attachments`]. An input that is an attachment is labelled
+/// `attachment`.
+///
+/// # Errors
+///
+/// As [`serialize`], and [`IntentError::Attachment`] for an attachment that fails its checks.
+pub fn serialize_with_attachments<I: Serialize + ?Sized>(
+    input: &I,
+    max_chars: usize,
+) -> Result<SerializedInput, IntentError> {
+    let (serialized, attachments) = attachment::capturing(|restart| {
+        let probed = probe::probe(input)?;
+        let text = match probed.root_text {
+            Some(text) => text,
+            None => {
+                // The probe met the attachments once already; the text's pass numbers them anew.
+                restart();
+                serde_json::to_string(input)
+                    .map_err(|e| IntentError::InputSerialization(e.to_string()))?
+            }
+        };
+        Ok::<_, IntentError>((text, probed.label))
+    });
+    let (text, mut label) = serialized?;
+    for attachment in &attachments {
+        attachment.check()?;
+    }
+    let root = std::any::type_name::<I>().trim_start_matches('&');
+    if root == std::any::type_name::<Attachment>() {
+        label = "attachment".to_owned();
+    }
+    check_length(&text, max_chars)?;
+    Ok(SerializedInput {
+        text,
+        label,
+        attachments,
     })
 }
 

@@ -117,6 +117,7 @@ pub(crate) fn request(case: &JudgeCase<'_>, options: &JudgeOptions) -> AiRequest
     user.push_str(&case.input.label);
     user.push_str(")\n");
     user.push_str(&case.input.text);
+    crate::attachment::describe_attachments(&mut user, &case.input.attachments);
     user.push_str("\n\n## Answer\n");
     user.push_str(case.answer);
     user.push_str("\n\n## Your task\nDoes the answer carry out the intent on the input? Reply with {\"verdict\": \"pass\" or \"fail\", \"problems\": [...]}. List each problem on its own, written so the author of the answer can fix it; leave the list empty when the verdict is pass.");
@@ -138,6 +139,7 @@ pub(crate) fn request(case: &JudgeCase<'_>, options: &JudgeOptions) -> AiRequest
         .or_else(|| case.model.map(str::to_owned));
     request.max_output_tokens = case.max_output_tokens.map(|t| t.max(256));
     request.temperature = Some(0.0);
+    request.attachments = case.input.attachments.clone();
     request
 }
 

@@ -86,6 +86,7 @@ mod request;
 mod result;
 mod send;
 
+pub mod attachment;
 pub mod cache;
 pub mod catalog;
 pub mod collections;
@@ -98,6 +99,7 @@ pub mod schema;
 pub mod shape;
 pub mod testing;
 
+pub use attachment::Attachment;
 pub use call::AiCall;
 #[cfg(feature = "catalog")]
 pub use catalog::Catalog;
@@ -127,7 +129,7 @@ pub mod prelude {
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };
     pub use crate::{
-        AiRequestOptions, AiResult, AttemptRecord, Escalation, Intent, IntentClient,
+        AiRequestOptions, AiResult, Attachment, AttemptRecord, Escalation, Intent, IntentClient,
         IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort,
         ResultIssue, Usage,
     };

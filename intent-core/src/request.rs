@@ -13,6 +13,8 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::attachment::Attachment;
+
 /// The schema name sent with a result's strict schema.
 pub const DEFAULT_SCHEMA_NAME: &str = "intent_output";
 
@@ -123,6 +125,9 @@ pub struct AiRequest {
     /// Ask the provider to cache the prompt's stable prefix (`AiRequestOptions::prompt_caching`):
     /// Anthropic `cache_control` on the system block, OpenAI a `prompt_cache_key`.
     pub prompt_caching: bool,
+    /// Images and documents sent with the user message, in order (their bytes shared, never
+    /// copied per attempt or per fallback).
+    pub attachments: Vec<Attachment>,
 }
 
 impl AiRequest {
@@ -140,12 +145,17 @@ impl AiRequest {
             reasoning_effort: None,
             thinking_budget: None,
             prompt_caching: false,
+            attachments: Vec::new(),
         }
     }
 
-    /// The bytes of the request's messages and schema, for sizing a body up front.
+    /// The bytes of the request's messages, schema and attachments (as base64), for sizing a
+    /// body up front.
     pub(crate) fn text_len(&self) -> usize {
-        self.system.len() + self.user.len() + self.schema.as_ref().map_or(0, |s| s.json().len())
+        self.system.len()
+            + self.user.len()
+            + self.schema.as_ref().map_or(0, |s| s.json().len())
+            + crate::attachment::limits::body_len(&self.attachments)
     }
 
     /// The same request with a format and schema.

@@ -477,3 +477,38 @@ async fn a_reply_that_thinks_first_is_read_after_its_think_block_and_the_reasoni
     );
     assert!(attempt.usage.output_tokens > 0, "{:?}", attempt.usage);
 }
+
+/// The local model reads text only (its server has no vision projector), so the one real-model
+/// test of attachments checks that a well-formed image part reaches the server, is refused by it
+/// with its own reason, and fails the call with that reason: no value, no hang.
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn a_text_only_model_refuses_an_attached_image_and_the_call_says_why() {
+    let provider = OpenAiProvider::new("")
+        .with_base_url(base_url())
+        .with_model(served_model())
+        .with_name("local")
+        .with_retry_policy(intent_core::provider::RetryPolicy {
+            max_retries: 0,
+            ..intent_core::provider::RetryPolicy::default()
+        })
+        .with_timeout(Duration::from_secs(180));
+    let client = IntentClient::new(provider);
+    let image = Attachment::from_bytes(intent_core::attachment::tests_png()).unwrap();
+    let result = String::ai(
+        &client,
+        "The image is attached.",
+        "Name the colour of the pixel.",
+    )
+    .options(options(8))
+    .attach(image)
+    .await;
+    assert!(!result.is_success());
+    let messages: Vec<&str> = result.issues().iter().map(|i| i.message.as_str()).collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("image input is not supported")),
+        "the server's own reason is reported: {messages:?}"
+    );
+}

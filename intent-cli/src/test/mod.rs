@@ -186,7 +186,7 @@ async fn run_case(
     let input = Input::of_value(case.test.input());
     let options = client::options(call, intent.options());
     let outcome = runner
-        .run(catalog, client, case.intent, &input, options)
+        .run(catalog, client, case.intent, &input, &[], options)
         .await;
     result.tokens = outcome.usage.total_tokens();
     result.attempts = outcome.attempts.len();

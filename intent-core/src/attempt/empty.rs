@@ -103,6 +103,7 @@ mod tests {
         SerializedInput {
             text: text.to_owned(),
             label: "string".to_owned(),
+            attachments: Vec::new(),
         }
     }
 

@@ -54,6 +54,13 @@ impl CacheKey {
         let budget = request
             .thinking_budget
             .map(|b| format!("thinking_budget={b}"));
+        // Each attachment by its media type, settings and the hash of its bytes (or URL), also
+        // only when there are any.
+        let attachments: Vec<String> = request
+            .attachments
+            .iter()
+            .map(crate::attachment::cache_part)
+            .collect();
         CacheKey::from_parts(
             [
                 "intent-cache-v1",
@@ -69,7 +76,8 @@ impl CacheKey {
             ]
             .into_iter()
             .chain(effort.as_deref())
-            .chain(budget.as_deref()),
+            .chain(budget.as_deref())
+            .chain(attachments.iter().map(String::as_str)),
         )
     }
 

@@ -292,6 +292,7 @@ pub(super) fn prepare_chunk<O: Intent>(shared: &Shared<'_, O>, chunk: ChunkInput
     let input = SerializedInput {
         text,
         label: shared.label.to_owned(),
+        attachments: Vec::new(),
     };
     let info = match &shared.each_info {
         Some(info) => Arc::clone(info),

@@ -39,6 +39,11 @@ pub enum IntentError {
     /// The input could not be serialized to JSON.
     #[error("the input could not be serialized: {0}")]
     InputSerialization(String),
+    /// An attachment was refused before anything was sent: empty, of an unknown type, cut short,
+    /// mislabelled, too large, a path that is not a readable file, or a URL that is not http(s).
+    /// The message names the attachment and the rule.
+    #[error("attachment refused: {0}; nothing was sent")]
+    Attachment(String),
     /// A JSON schema given at run time cannot be used.
     #[error("invalid output schema: {0}")]
     InvalidSchema(String),

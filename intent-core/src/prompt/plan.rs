@@ -3,6 +3,7 @@
 use std::fmt::Write;
 use std::sync::{Arc, LazyLock};
 
+use crate::attachment::{describe_attachments, Attachment};
 use crate::error::IntentError;
 use crate::input::SerializedInput;
 use crate::options::AiRequestOptions;
@@ -39,6 +40,8 @@ pub struct PromptPlan {
     reasoning_effort: Option<ReasoningEffort>,
     thinking_budget: Option<u32>,
     prompt_caching: bool,
+    /// Sent with every attempt; their bytes are shared.
+    attachments: Vec<Attachment>,
 }
 
 /// Plans a call: the response format and schema for the target, and the fixed part of the prompt.
@@ -131,6 +134,7 @@ pub fn plan(
     user.push_str(&input.label);
     user.push_str(")\n");
     user.push_str(&input.text);
+    describe_attachments(&mut user, &input.attachments);
     user.push_str("\n\n## Output requirements\n");
     if format == ResponseFormat::Text {
         user.push_str("Plain text only: no JSON, no markdown, no preamble.");
@@ -192,6 +196,7 @@ pub fn plan(
         reasoning_effort: options.reasoning_effort,
         thinking_budget: options.thinking_budget,
         prompt_caching: options.prompt_caching,
+        attachments: input.attachments.clone(),
     })
 }
 
@@ -221,6 +226,7 @@ impl PromptPlan {
             reasoning_effort: self.reasoning_effort,
             thinking_budget: self.thinking_budget,
             prompt_caching: self.prompt_caching,
+            attachments: self.attachments.clone(),
         }
     }
 

@@ -18,6 +18,7 @@ use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 use crate::result::Usage;
 
 mod batch;
+mod parts;
 mod stream;
 
 /// The `anthropic-version` header sent with every request.
@@ -289,6 +290,7 @@ impl AnthropicProvider {
                 })
             }
         };
+        parts::RULES.check(&request.attachments, &self.name)?;
         let reply_limit = request.max_output_tokens.unwrap_or(self.default_max_tokens);
         let thinking = match request.thinking_budget {
             None => None,
@@ -319,7 +321,7 @@ impl AnthropicProvider {
             system: super::prompt_cache::AnthropicSystem::of(request),
             messages: [Message {
                 role: "user",
-                content: &request.user,
+                content: parts::UserContent::of(request),
             }],
             // Thinking is refused with a changed temperature.
             temperature: request
@@ -410,7 +412,7 @@ enum Thinking {
 #[derive(Serialize)]
 struct Message<'a> {
     role: &'static str,
-    content: &'a str,
+    content: parts::UserContent<'a>,
 }
 
 #[derive(Serialize)]

@@ -8,6 +8,7 @@ mod anthropic;
 pub(crate) mod batch;
 mod gemini;
 mod openai;
+mod openai_parts;
 mod openai_responses;
 mod openai_usage;
 mod prompt_cache;

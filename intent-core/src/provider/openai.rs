@@ -7,6 +7,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::openai_parts as parts;
 use super::openai_responses;
 use super::openai_usage::{self, TokenDetails};
 use super::transport::{
@@ -379,13 +380,14 @@ impl OpenAiProvider {
             MaxTokensField::MaxCompletionTokens => (request.max_output_tokens, None),
             MaxTokensField::MaxTokens => (None, request.max_output_tokens),
         };
+        parts::CHAT_RULES.check(&request.attachments, &self.name)?;
         let system = (!request.system.is_empty()).then(|| Message {
             role: "system",
-            content: &request.system,
+            content: parts::UserContent::text(&request.system),
         });
         let user = Some(Message {
             role: "user",
-            content: &request.user,
+            content: parts::UserContent::of(request, parts::Api::Chat),
         });
         let body = ChatBody {
             model,
@@ -491,7 +493,7 @@ struct StreamOptions {
 #[derive(Serialize)]
 struct Message<'a> {
     role: &'static str,
-    content: &'a str,
+    content: parts::UserContent<'a>,
 }
 
 #[derive(Serialize)]

@@ -28,6 +28,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::openai_parts::{Api, UserContent, RESPONSES_RULES};
 use super::openai_usage::TokenDetails;
 use super::transport::{clip_body, json_body, ApiKey};
 use super::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
@@ -76,12 +77,13 @@ pub(super) fn body(
             }
         }
     };
+    RESPONSES_RULES.check(&request.attachments, provider)?;
     let body = ResponsesBody {
         model,
         instructions: (!request.system.is_empty()).then_some(request.system.as_str()),
         input: [InputMessage {
             role: "user",
-            content: &request.user,
+            content: UserContent::of(request, Api::Responses),
         }],
         max_output_tokens: request.max_output_tokens,
         temperature: request.temperature,
@@ -114,7 +116,7 @@ struct ResponsesBody<'a> {
 #[derive(Serialize)]
 struct InputMessage<'a> {
     role: &'static str,
-    content: &'a str,
+    content: UserContent<'a>,
 }
 
 #[derive(Serialize)]

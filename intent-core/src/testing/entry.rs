@@ -61,6 +61,10 @@ pub(crate) struct RecordedRequest {
     pub(crate) temperature: Option<f32>,
     #[serde(default)]
     pub(crate) model: Option<String>,
+    /// Each attachment's media type, size, file name and SHA-256 (or its URL, without the query,
+    /// which may carry a signature): never the bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) attachments: Vec<Value>,
 }
 
 /// A provider's reply, as recorded.
@@ -107,6 +111,11 @@ impl RecordedRequest {
             max_output_tokens: request.max_output_tokens,
             temperature: request.temperature,
             model: request.model.clone(),
+            attachments: request
+                .attachments
+                .iter()
+                .map(crate::attachment::recorded)
+                .collect(),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Integration tests: calls (one binary, one module per theme).
 
+mod attachments;
 mod cache;
 mod empty_lists;
 mod input_before_any_call;

@@ -4,6 +4,7 @@ mod anthropic;
 mod anthropic_stream;
 mod attempt_reasoning;
 mod escalation;
+mod attachments;
 mod fallback;
 mod gemini;
 mod odd_replies;

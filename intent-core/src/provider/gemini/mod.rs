@@ -1,5 +1,6 @@
 //! [`GeminiProvider`]: Gemini's `generateContent`.
 
+mod parts;
 mod schema;
 mod wire;
 
@@ -14,7 +15,8 @@ use super::transport::{
 use super::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
 use crate::request::{AiRequest, ResponseFormat};
-use wire::{Content, GenerateBody, GenerationConfig, Part, ThinkingConfig};
+use parts::Parts;
+use wire::{Content, GenerateBody, GenerationConfig, ThinkingConfig};
 
 /// A provider that speaks Gemini's `generateContent`:
 /// `POST {base}/v1beta/models/{model}:generateContent`.
@@ -266,6 +268,7 @@ impl GeminiProvider {
 
     /// The JSON body for `request`.
     fn body(&self, request: &AiRequest) -> Result<Vec<u8>, ProviderError> {
+        parts::RULES.check(&request.attachments, &self.name)?;
         let prepared_schema;
         let (response_mime_type, response_json_schema) = match request.format {
             ResponseFormat::Text => (wire::TEXT_MIME_TYPE, None),
@@ -290,15 +293,17 @@ impl GeminiProvider {
         let body = GenerateBody {
             system_instruction: (!request.system.is_empty()).then(|| Content {
                 role: None,
-                parts: [Part {
+                parts: Parts {
                     text: &request.system,
-                }],
+                    attachments: &[],
+                },
             }),
             contents: [Content {
                 role: Some("user"),
-                parts: [Part {
+                parts: Parts {
                     text: &request.user,
-                }],
+                    attachments: &request.attachments,
+                },
             }],
             generation_config: GenerationConfig {
                 response_mime_type,
@@ -311,7 +316,7 @@ impl GeminiProvider {
                 ),
             },
         };
-        json_body(&body, request.system.len() + request.user.len(), &self.name)
+        json_body(&body, request.text_len(), &self.name)
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {

@@ -55,12 +55,8 @@ pub(super) struct GenerateBody<'a> {
 pub(super) struct Content<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) role: Option<&'static str>,
-    pub(super) parts: [Part<'a>; 1],
-}
-
-#[derive(Serialize)]
-pub(super) struct Part<'a> {
-    pub(super) text: &'a str,
+    /// The attachments, then the text (`super::parts`).
+    pub(super) parts: super::parts::Parts<'a>,
 }
 
 #[derive(Serialize)]

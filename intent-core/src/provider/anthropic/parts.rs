@@ -1,0 +1,115 @@
+//! The user message's content with attachments, for the Messages API.
+//!
+//! Wire facts (Anthropic docs, "Vision" and "PDF support", and the Messages API reference,
+//! `ImageBlockParam`, `DocumentBlockParam`, `Base64ImageSource`, `URLImageSource`,
+//! `Base64PDFSource`, `URLPDFSource`, 2026):
+//!
+//! - `content` becomes a list of blocks: each attachment, in order, then `{"type": "text",
+//!   "text"}`: Anthropic recommends images and documents before the text that asks about them.
+//! - An image is `{"type": "image", "source": {"type": "base64", "media_type", "data"}}` or
+//!   `{"type": "image", "source": {"type": "url", "url"}}`; a PDF is the same with
+//!   `"type": "document"` (and `"title"`, the file name, when there is one).
+//! - Images: `image/jpeg`, `image/png`, `image/gif`, `image/webp`. Limits: 5 MB per image (the
+//!   API measures the base64 data, which is what is checked here), 32 MB per request (standard
+//!   endpoints; checked on the base64 data of all attachments), 100 images per request (models
+//!   with a 200k-token context; others take 600: the lower count is checked).
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use crate::attachment::limits::{is_https, AttachmentRules, Measure, GIF, JPEG, PNG, WEBP};
+use crate::attachment::{Attachment, Base64, Kind, Source};
+use crate::request::AiRequest;
+
+const MB: usize = 1024 * 1024;
+
+/// What the Messages API takes.
+pub(crate) static RULES: AttachmentRules = AttachmentRules {
+    api: "Anthropic Messages",
+    image_types: &[JPEG, PNG, GIF, WEBP],
+    takes_pdf: true,
+    takes_url: |_, url| is_https(url) || url.starts_with("http://"),
+    url_advice: "use an http(s) URL",
+    max_count: 100,
+    max_image: 5 * MB,
+    max_pdf: 32 * MB,
+    max_total: 32 * MB,
+    measure: Measure::Base64,
+};
+
+/// The user message's `content`: the text alone when there is no attachment, else the blocks.
+pub(crate) struct UserContent<'a> {
+    text: &'a str,
+    attachments: &'a [Attachment],
+}
+
+impl<'a> UserContent<'a> {
+    /// The request's user message, with its attachments.
+    pub(crate) fn of(request: &'a AiRequest) -> Self {
+        UserContent {
+            text: &request.user,
+            attachments: &request.attachments,
+        }
+    }
+}
+
+impl Serialize for UserContent<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.attachments.is_empty() {
+            return serializer.serialize_str(self.text);
+        }
+        let mut blocks = serializer.serialize_seq(Some(self.attachments.len() + 1))?;
+        for attachment in self.attachments {
+            blocks.serialize_element(&Block(attachment))?;
+        }
+        blocks.serialize_element(&TextBlock(self.text))?;
+        blocks.end()
+    }
+}
+
+struct TextBlock<'a>(&'a str);
+
+impl Serialize for TextBlock<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("type", "text")?;
+        map.serialize_entry("text", self.0)?;
+        map.end()
+    }
+}
+
+struct Block<'a>(&'a Attachment);
+
+impl Serialize for Block<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let attachment = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        let is_pdf = attachment.kind() == Kind::Pdf;
+        map.serialize_entry("type", if is_pdf { "document" } else { "image" })?;
+        map.serialize_entry("source", &BlockSource(attachment))?;
+        if let (true, Some(name)) = (is_pdf, attachment.filename()) {
+            map.serialize_entry("title", name)?;
+        }
+        map.end()
+    }
+}
+
+struct BlockSource<'a>(&'a Attachment);
+
+impl Serialize for BlockSource<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        match self.0.source() {
+            Source::Bytes(bytes) => {
+                map.serialize_entry("type", "base64")?;
+                map.serialize_entry("media_type", self.0.media_type())?;
+                map.serialize_entry("data", &Base64(bytes))?;
+            }
+            Source::Url(url) => {
+                map.serialize_entry("type", "url")?;
+                map.serialize_entry("url", url)?;
+            }
+        }
+        map.end()
+    }
+}

@@ -1,0 +1,106 @@
+//! A Gemini message's `parts` with attachments.
+//!
+//! Wire facts (ai.google.dev/gemini-api/docs: "Image understanding", "Document understanding",
+//! "File input methods"; firebase.google.com/docs/ai-logic/input-file-requirements; the REST
+//! `Part` type, whose JSON names are camelCase; 2026):
+//!
+//! - An attachment is `{"inlineData": {"mimeType", "data"}}` (base64 data) or
+//!   `{"fileData": {"mimeType", "fileUri"}}`; each comes before the text part, as Google's
+//!   examples place a single image before its prompt.
+//! - `fileData` is sent only for a file uploaded with the Files API (a URI under
+//!   `https://generativelanguage.googleapis.com/`): other URLs are refused before sending, since
+//!   which external URLs a model fetches depends on the model.
+//! - Images: PNG, JPEG, WebP, HEIC, HEIF (no GIF); PDFs. Limits: 100 MB of inline data per
+//!   request (raised from 20 MB in January 2026) and 50 MB per PDF, both on the base64 data;
+//!   3000 images per request.
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use crate::attachment::limits::{AttachmentRules, Measure, JPEG, PNG, WEBP};
+use crate::attachment::{Attachment, Base64, Source};
+
+const MB: usize = 1024 * 1024;
+
+/// Where the Files API's files live: the only URIs sent as `fileData`.
+const FILES_API: &str = "https://generativelanguage.googleapis.com/";
+
+/// What `generateContent` takes.
+pub(super) static RULES: AttachmentRules = AttachmentRules {
+    api: "Gemini generateContent",
+    image_types: &[PNG, JPEG, WEBP, "image/heic", "image/heif"],
+    takes_pdf: true,
+    takes_url: |_, url| url.starts_with(FILES_API),
+    url_advice: "Gemini is sent only the URIs of files uploaded with its Files API (https://generativelanguage.googleapis.com/...); attach the bytes instead",
+    max_count: 3000,
+    max_image: 100 * MB,
+    max_pdf: 50 * MB,
+    max_total: 100 * MB,
+    measure: Measure::Base64,
+};
+
+/// A message's `parts`: each attachment, then the text.
+pub(super) struct Parts<'a> {
+    pub(super) text: &'a str,
+    pub(super) attachments: &'a [Attachment],
+}
+
+impl Serialize for Parts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut parts = serializer.serialize_seq(Some(self.attachments.len() + 1))?;
+        for attachment in self.attachments {
+            parts.serialize_element(&AttachmentPart(attachment))?;
+        }
+        parts.serialize_element(&TextPart(self.text))?;
+        parts.end()
+    }
+}
+
+struct TextPart<'a>(&'a str);
+
+impl Serialize for TextPart<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry("text", self.0)?;
+        map.end()
+    }
+}
+
+struct AttachmentPart<'a>(&'a Attachment);
+
+impl Serialize for AttachmentPart<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        match self.0.source() {
+            Source::Bytes(bytes) => map.serialize_entry(
+                "inlineData",
+                &Inline {
+                    mime_type: self.0.media_type(),
+                    data: Base64(bytes),
+                },
+            )?,
+            Source::Url(url) => map.serialize_entry(
+                "fileData",
+                &FileData {
+                    mime_type: self.0.media_type(),
+                    file_uri: url,
+                },
+            )?,
+        }
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Inline<'a> {
+    mime_type: &'a str,
+    data: Base64<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileData<'a> {
+    mime_type: &'a str,
+    file_uri: &'a str,
+}
