@@ -88,6 +88,7 @@ mod send;
 pub mod cache;
 pub mod catalog;
 pub mod collections;
+pub mod observe;
 pub mod pricing;
 pub mod prompt;
 pub mod provider;
@@ -104,6 +105,7 @@ pub use client::{IntentClient, IntentClientBuilder};
 pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
 pub use intent::Intent;
+pub use observe::Observer;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
 pub use pricing::{Price, Pricing};
 pub use provider::{AnthropicProvider, GeminiProvider, OpenAiProvider, Provider, ScriptedProvider};
@@ -126,7 +128,8 @@ pub mod prelude {
     };
     pub use crate::{
         AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient, IntentClientOptions,
-        IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort, ResultIssue, Usage,
+        IntentError, IntentExample, IssueKind, JudgeOptions, Observer, ReasoningEffort, ResultIssue,
+        Usage,
     };
 }
 

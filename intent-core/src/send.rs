@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use crate::client::IntentClient;
+use crate::observe;
 use crate::provider::{AiResponse, ProviderError, ProviderErrorKind};
 use crate::request::AiRequest;
 
@@ -45,7 +46,8 @@ pub(crate) async fn send_within(
         match complete(client, index, request, deadline).await {
             Ok(answer) => return Ok(answer),
             Err(error) => {
-                if index + 1 < providers.len() {
+                if let Some(next) = providers.get(index + 1) {
+                    observe::fallback_taken(provider.name(), next.name(), &error);
                     tracing::warn!(
                         provider = provider.name(),
                         error = %error,

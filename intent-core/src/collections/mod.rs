@@ -42,6 +42,7 @@
 mod call;
 mod chunk;
 mod each;
+mod observed;
 mod result;
 mod run;
 mod verify;
