@@ -152,7 +152,7 @@ pub(crate) async fn judge(
     let started = Instant::now();
     let request = request(&case, options);
     let provider = options.provider.as_deref().unwrap_or(case.answered_by);
-    observe::spans::judge_asked(provider, request.model.as_deref().unwrap_or_default());
+    observe::spans::judge_asked(request.model.as_deref().unwrap_or_default());
     let (judgement, answered) = match send(client, &request, Some(provider)).await {
         Err(error) => (Judgement {
             verdict: Verdict::Broken(format!("the judge's provider failed: {error}")),
@@ -172,7 +172,14 @@ pub(crate) async fn judge(
             usage: response.usage,
         }, Some((answered_by, response))),
     };
-    observe::judged(answered.as_ref().map(|(p, r)| (p.as_str(), r.model.as_str(), &r.finish_reason)), judgement.verdict.outcome(), judgement.usage, started.elapsed());
+    observe::judged(
+        answered
+            .as_ref()
+            .map(|(p, r)| (p.as_str(), r.model.as_str(), &r.finish_reason)),
+        judgement.verdict.outcome(),
+        judgement.usage,
+        started.elapsed(),
+    );
     judgement
 }
 

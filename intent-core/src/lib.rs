@@ -128,8 +128,8 @@ pub mod prelude {
     };
     pub use crate::{
         AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient, IntentClientOptions,
-        IntentError, IntentExample, IssueKind, JudgeOptions, Observer, ReasoningEffort, ResultIssue,
-        Usage,
+        IntentError, IntentExample, IssueKind, JudgeOptions, Observer, ReasoningEffort,
+        ResultIssue, Usage,
     };
 }
 

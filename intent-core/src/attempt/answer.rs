@@ -62,13 +62,20 @@ pub(super) async fn answer<T>(
             }
         }
         let (provider, model) = asked(job.client, request.model.as_deref(), named);
-        observe::spans::record_asked(span, provider, model);
+        observe::spans::record_asked(span, model);
         observe::request_sent(provider, model, request);
         let sent = Instant::now();
         send_within(job.client, request, named, limits.deadline_at())
             .await
             .map(|(provider, response)| {
-                observe::reply_received(&provider, &response.model, &response.text, &response.finish_reason, response.usage, sent.elapsed());
+                observe::reply_received(
+                    &provider,
+                    &response.model,
+                    &response.text,
+                    &response.finish_reason,
+                    response.usage,
+                    sent.elapsed(),
+                );
                 Answer {
                     response,
                     provider,

@@ -61,7 +61,9 @@ pub(super) async fn check<T>(
         max_output_tokens: request.max_output_tokens,
     };
     let judged = limits
-        .within(judge::judge(job.client, case, judge_options).instrument(observe::spans::judge(span)))
+        .within(
+            judge::judge(job.client, case, judge_options).instrument(observe::spans::judge(span)),
+        )
         .await;
     let Some(judgement) = judged else {
         return Checked::Deadline;

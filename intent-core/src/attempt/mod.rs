@@ -12,11 +12,10 @@ mod empty;
 mod finish;
 mod limits;
 
+use std::any::type_name;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::time::Instant;
-
-use std::any::type_name;
 
 use tracing::Instrument;
 
@@ -72,8 +71,12 @@ impl<T> Job<'_, '_, T> {
 /// Runs a call to its end: a verified value, or the issues that kept every attempt from one.
 async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
     let (started, id, target) = (Instant::now(), observe::next_call_id(), type_name::<T>());
-    let (provider, model) = answer::asked(call.client, call.options.model.as_deref(), call.options.provider.as_deref());
-    let span = observe::spans::call(id, target, provider, model);
+    let (_, model) = asked(
+        call.client,
+        call.options.model.as_deref(),
+        call.options.provider.as_deref(),
+    );
+    let span = observe::spans::call(id, target, model);
     let observers = call.client.observers().clone();
     let result = observe::in_call(&observers, id, target, run_inner(call))
         .instrument(span.clone())

@@ -25,12 +25,12 @@ where
 {
     let (started, id, target) = (Instant::now(), observe::next_call_id(), type_name::<O>());
     let options = &call.options;
-    let (provider, model) = attempt::asked(
+    let (_, model) = attempt::asked(
         call.client,
         options.model.as_deref(),
         options.provider.as_deref(),
     );
-    let span = observe::spans::collection(id, target, provider, model);
+    let span = observe::spans::collection(id, target, model);
     let observers = call.client.observers().clone();
     let result = observe::in_call(&observers, id, target, run(call))
         .instrument(span.clone())

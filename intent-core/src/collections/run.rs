@@ -118,10 +118,15 @@ async fn run<K, O: Intent + Send>(call: CollectionCall<'_, K, O>) -> CollectionR
         .map(|(number, positions)| {
             let input = ChunkInput::take(&mut elements, positions, open, close);
             let size = input.positions.len();
-            observed::chunk(number + 1, size, run_chunk(&shared, number + 1, input), |o| {
-                let failed = o.values.iter().filter(|v| v.is_none()).count();
-                (failed, o.record.attempts.len(), o.record.usage)
-            })
+            observed::chunk(
+                number + 1,
+                size,
+                run_chunk(&shared, number + 1, input),
+                |o| {
+                    let failed = o.values.iter().filter(|v| v.is_none()).count();
+                    (failed, o.record.attempts.len(), o.record.usage)
+                },
+            )
         })
         .buffer_unordered(concurrency.max(1));
     while let Some(outcome) = outcomes.next().await {

@@ -387,12 +387,7 @@ pub struct JudgeVerdict<'a> {
 
 impl<'a> JudgeVerdict<'a> {
     /// A verdict from an unknown provider and model.
-    pub fn new(
-        origin: Origin,
-        outcome: JudgeOutcome<'a>,
-        usage: Usage,
-        latency: Duration,
-    ) -> Self {
+    pub fn new(origin: Origin, outcome: JudgeOutcome<'a>, usage: Usage, latency: Duration) -> Self {
         JudgeVerdict {
             origin,
             provider: "",

@@ -67,8 +67,8 @@
 //!
 //! | span | around | the library's own fields |
 //! |---|---|---|
-//! | `intent.call` | a call, every attempt | `intent.call_id`, `target`, `attempts`, `outcome`, `latency_ms` |
-//! | `intent.attempt` | one attempt: cache or provider, checks, judge | `attempt`, `from_cache`, `outcome`, `latency_ms` |
+//! | `intent.call` | a call, every attempt | `intent.call_id`, `target`, `attempts`, `input_tokens`, `output_tokens`, `outcome`, `latency_ms` |
+//! | `intent.attempt` | one attempt: cache or provider, checks, judge | `attempt`, `provider`, `model`, `from_cache`, `input_tokens`, `output_tokens`, `outcome`, `latency_ms` |
 //! | `intent.judge` | the judge's call | `verdict`, `latency_ms` |
 //! | `intent.collection` | a whole collection call | `intent.call_id`, `target`, `elements`, `chunks`, `failed`, `outcome`, `latency_ms` |
 //! | `intent.chunk` | one chunk of a collection call | `chunk`, `elements` |

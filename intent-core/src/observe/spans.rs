@@ -34,6 +34,14 @@ pub const TARGET: &str = "target";
 pub const ATTEMPT: &str = "attempt";
 /// `attempts`: how many attempts a call made.
 pub const ATTEMPTS: &str = "attempts";
+/// `provider`: the name of the provider that answered an attempt, as configured.
+pub const PROVIDER: &str = "provider";
+/// `model`: the model that answered an attempt.
+pub const MODEL: &str = "model";
+/// `input_tokens`: the prompt's tokens (a call's: every model call's).
+pub const INPUT_TOKENS: &str = "input_tokens";
+/// `output_tokens`: the reply's tokens (a call's: every model call's).
+pub const OUTPUT_TOKENS: &str = "output_tokens";
 /// `from_cache`: whether an attempt's answer came from the cache.
 pub const FROM_CACHE: &str = "from_cache";
 /// `outcome`: how a call, attempt or collection ended.
@@ -72,6 +80,10 @@ pub const FIELDS: &[(&str, &[&str])] = &[
     (TARGET, &[CALL_SPAN, COLLECTION_SPAN]),
     (ATTEMPT, &[ATTEMPT_SPAN]),
     (ATTEMPTS, &[CALL_SPAN]),
+    (PROVIDER, &[ATTEMPT_SPAN]),
+    (MODEL, &[ATTEMPT_SPAN]),
+    (INPUT_TOKENS, &[CALL_SPAN, ATTEMPT_SPAN]),
+    (OUTPUT_TOKENS, &[CALL_SPAN, ATTEMPT_SPAN]),
     (FROM_CACHE, &[ATTEMPT_SPAN]),
     (OUTCOME, &[CALL_SPAN, ATTEMPT_SPAN, COLLECTION_SPAN]),
     (
@@ -95,9 +107,9 @@ const GEN_AI_SPANS: &[&str] = &[CALL_SPAN, ATTEMPT_SPAN, JUDGE_SPAN, COLLECTION_
 /// The GenAI operation every span of this library describes: a chat completion.
 const OPERATION: &str = "chat";
 
-/// The span of call `call` returning a `target`, asking `provider` for `model` (empty when not
-/// known before the call).
-pub(crate) fn call(call: CallId, target: &'static str, provider: &str, model: &str) -> Span {
+/// The span of call `call` returning a `target`, asking for `model` (empty when not known
+/// before the call).
+pub(crate) fn call(call: CallId, target: &'static str, model: &str) -> Span {
     let span = tracing::info_span!(
         "intent.call",
         gen_ai.operation.name = OPERATION,
@@ -110,10 +122,12 @@ pub(crate) fn call(call: CallId, target: &'static str, provider: &str, model: &s
         intent.call_id = call.get(),
         target = target,
         attempts = field::Empty,
+        input_tokens = field::Empty,
+        output_tokens = field::Empty,
         outcome = field::Empty,
         latency_ms = field::Empty,
     );
-    record_asked(&span, provider, model);
+    record_asked(&span, model);
     span
 }
 
@@ -157,17 +171,19 @@ pub(crate) fn attempt(number: u32) -> Span {
         gen_ai.usage.output_tokens = field::Empty,
         gen_ai.response.finish_reasons = field::Empty,
         attempt = number,
+        provider = field::Empty,
+        model = field::Empty,
         from_cache = field::Empty,
+        input_tokens = field::Empty,
+        output_tokens = field::Empty,
         outcome = field::Empty,
         latency_ms = field::Empty,
     )
 }
 
-/// Records on `span` the provider asked and the model asked for (nothing for an empty one).
-pub(crate) fn record_asked(span: &Span, provider: &str, model: &str) {
-    if !provider.is_empty() {
-        span.record(GEN_AI_PROVIDER_NAME, semconv_provider(provider));
-    }
+/// Records on `span` the model asked for (nothing for an empty one). The provider is recorded
+/// once, when it is known which one answered (a fallback, maybe).
+pub(crate) fn record_asked(span: &Span, model: &str) {
     if !model.is_empty() {
         span.record(GEN_AI_REQUEST_MODEL, model);
     }
@@ -186,19 +202,27 @@ pub(crate) fn close_attempt(span: &Span, record: &AttemptRecord, outcome: &str) 
 fn record_answered(span: &Span, record: &AttemptRecord) {
     if !record.provider.is_empty() {
         span.record(GEN_AI_PROVIDER_NAME, semconv_provider(&record.provider));
+        span.record(PROVIDER, record.provider.as_str());
     }
     if !record.model.is_empty() {
         span.record(GEN_AI_RESPONSE_MODEL, record.model.as_str());
+        span.record(MODEL, record.model.as_str());
     }
     if let Some(reason) = &record.finish_reason {
-        span.record(GEN_AI_RESPONSE_FINISH_REASONS, finish_reasons(reason).as_str());
+        span.record(
+            GEN_AI_RESPONSE_FINISH_REASONS,
+            finish_reasons(reason).as_str(),
+        );
         span.record(FROM_CACHE, record.from_cache);
     }
 }
 
+/// Records `usage` under the GenAI names and, on the spans that have them, the library's own.
 fn record_usage(span: &Span, usage: Usage) {
     span.record(GEN_AI_USAGE_INPUT_TOKENS, usage.input_tokens);
     span.record(GEN_AI_USAGE_OUTPUT_TOKENS, usage.output_tokens);
+    span.record(INPUT_TOKENS, usage.input_tokens);
+    span.record(OUTPUT_TOKENS, usage.output_tokens);
 }
 
 /// The judge's span, a child of the attempt's `parent`.
@@ -220,8 +244,8 @@ pub(crate) fn judge(parent: &Span) -> Span {
 
 /// Records on the current span (the judge's, inside its call) the provider asked and the model
 /// asked for.
-pub(crate) fn judge_asked(provider: &str, model: &str) {
-    record_asked(&Span::current(), provider, model);
+pub(crate) fn judge_asked(model: &str) {
+    record_asked(&Span::current(), model);
 }
 
 /// Records the judge's reply and verdict on the current span (the judge's, inside its call).
@@ -235,7 +259,10 @@ pub(super) fn record_judged(
     if let Some((provider, model, reason)) = answered {
         span.record(GEN_AI_PROVIDER_NAME, semconv_provider(provider));
         span.record(GEN_AI_RESPONSE_MODEL, model);
-        span.record(GEN_AI_RESPONSE_FINISH_REASONS, finish_reasons(reason).as_str());
+        span.record(
+            GEN_AI_RESPONSE_FINISH_REASONS,
+            finish_reasons(reason).as_str(),
+        );
     }
     record_usage(&span, usage);
     span.record(
@@ -259,8 +286,8 @@ pub(crate) struct CollectionSummary<'a> {
     pub(crate) last: Option<&'a AttemptRecord>,
 }
 
-/// The span of collection call `call` of `target` elements, asking `provider` for `model`.
-pub(crate) fn collection(call: CallId, target: &'static str, provider: &str, model: &str) -> Span {
+/// The span of collection call `call` of `target` elements, asking for `model`.
+pub(crate) fn collection(call: CallId, target: &'static str, model: &str) -> Span {
     let span = tracing::info_span!(
         "intent.collection",
         gen_ai.operation.name = OPERATION,
@@ -278,7 +305,7 @@ pub(crate) fn collection(call: CallId, target: &'static str, provider: &str, mod
         outcome = field::Empty,
         latency_ms = field::Empty,
     );
-    record_asked(&span, provider, model);
+    record_asked(&span, model);
     span
 }
 
@@ -350,7 +377,13 @@ mod tests {
     /// library's spans, so that recording it is never silently dropped.
     #[test]
     fn every_span_declares_the_fields_the_table_gives_it() {
-        for name in [CALL_SPAN, ATTEMPT_SPAN, JUDGE_SPAN, COLLECTION_SPAN, CHUNK_SPAN] {
+        for name in [
+            CALL_SPAN,
+            ATTEMPT_SPAN,
+            JUDGE_SPAN,
+            COLLECTION_SPAN,
+            CHUNK_SPAN,
+        ] {
             let metadata = metadata_of(name);
             assert_eq!(metadata.name(), name);
             for (field, carriers) in FIELDS {
@@ -366,10 +399,10 @@ mod tests {
     fn metadata_of(name: &str) -> &'static tracing::Metadata<'static> {
         let _guard = tracing::subscriber::set_default(NoopSubscriber);
         let span = match name {
-            CALL_SPAN => call(CallId::new(1), "u32", "", ""),
+            CALL_SPAN => call(CallId::new(1), "u32", ""),
             ATTEMPT_SPAN => attempt(1),
             JUDGE_SPAN => judge(&Span::none()),
-            COLLECTION_SPAN => collection(CallId::new(1), "u32", "", ""),
+            COLLECTION_SPAN => collection(CallId::new(1), "u32", ""),
             _ => chunk(1, 1),
         };
         span.metadata().expect("the span is enabled")
