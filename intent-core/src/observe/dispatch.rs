@@ -42,9 +42,9 @@ impl Observers {
         ))
     }
 
-    /// How many observers there are.
-    pub(crate) fn len(&self) -> usize {
-        self.0.as_ref().map_or(0, |all| all.len())
+    /// True when there is no observer.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_none()
     }
 
     /// Calls `notify` on each observer. A panic is caught: the call goes on, the next observer is
@@ -97,7 +97,7 @@ pub(crate) async fn in_call<F: Future>(
     target: &'static str,
     future: F,
 ) -> F::Output {
-    if observers.len() == 0 {
+    if observers.is_empty() {
         return future.await;
     }
     let context = Context {

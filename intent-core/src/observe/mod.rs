@@ -26,8 +26,9 @@
 //!
 //! Observers never slow or fail a call: they are called in the order they were added, inline and
 //! synchronously (so keep them quick: count, or send the event down a channel), and a panicking
-//! observer is caught, logged once as an error, and called again for later events. (A program
-//! built with `panic = "abort"` cannot catch a panic.)
+//! observer is caught, logged once as an error event, and called again for later events. (The
+//! process's panic hook still runs for each panic, as for any caught panic; a program built with
+//! `panic = "abort"` cannot catch one.)
 //!
 //! ```
 //! use std::sync::atomic::{AtomicU64, Ordering};

@@ -30,6 +30,11 @@ struct Seen {
     text: String,
 }
 
+/// A transport retry's provider, status, kind, number and delay.
+type Retry = (String, Option<u16>, ProviderErrorKind, u32, Duration);
+/// A verdict's model, problems (`None` for a pass) and output tokens.
+type Verdict = (String, Option<Vec<String>>, u64);
+
 /// Keeps every event it is told of, with the facts the tests check.
 #[derive(Default)]
 struct Recorder {
@@ -37,9 +42,9 @@ struct Recorder {
     replies: Mutex<Vec<(String, String, u64, FinishReason)>>,
     requests: Mutex<Vec<(String, String, ResponseFormat, usize)>>,
     failures: Mutex<Vec<Vec<(IssueKind, String)>>>,
-    retries: Mutex<Vec<(String, Option<u16>, ProviderErrorKind, u32, Duration)>>,
+    retries: Mutex<Vec<Retry>>,
     fallbacks: Mutex<Vec<(String, String, ProviderErrorKind)>>,
-    verdicts: Mutex<Vec<(String, Option<Vec<String>>, u64)>>,
+    verdicts: Mutex<Vec<Verdict>>,
     chunks: Mutex<Vec<(usize, usize, usize)>>,
 }
 
