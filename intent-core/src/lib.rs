@@ -85,9 +85,9 @@
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let model = ScriptedProvider::new([
-//!     r#"{"value": "Bonjour"}"#,
+//!     "Bonjour", // a String result is plain text
 //!     r#"{"verdict": "fail", "problems": ["The answer is French; the intent asks for German."]}"#,
-//!     r#"{"value": "Guten Tag"}"#,
+//!     "Guten Tag",
 //!     r#"{"verdict": "pass", "problems": []}"#,
 //! ]);
 //! let client = IntentClient::new(model);
