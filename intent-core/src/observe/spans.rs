@@ -107,18 +107,30 @@ const GEN_AI_SPANS: &[&str] = &[CALL_SPAN, ATTEMPT_SPAN, JUDGE_SPAN, COLLECTION_
 /// The GenAI operation every span of this library describes: a chat completion.
 const OPERATION: &str = "chat";
 
+/// An INFO span named `$name` with the GenAI fields (the operation set, the rest empty until
+/// known) and then `$fields`: the one place those field names are written.
+macro_rules! gen_ai_span {
+    ($(parent: $parent:expr,)? $name:literal, $($fields:tt)*) => {
+        tracing::info_span!(
+            $(parent: $parent,)?
+            $name,
+            gen_ai.operation.name = OPERATION,
+            gen_ai.provider.name = field::Empty,
+            gen_ai.request.model = field::Empty,
+            gen_ai.response.model = field::Empty,
+            gen_ai.usage.input_tokens = field::Empty,
+            gen_ai.usage.output_tokens = field::Empty,
+            gen_ai.response.finish_reasons = field::Empty,
+            $($fields)*
+        )
+    };
+}
+
 /// The span of call `call` returning a `target`, asking for `model` (empty when not known
 /// before the call).
 pub(crate) fn call(call: CallId, target: &'static str, model: &str) -> Span {
-    let span = tracing::info_span!(
+    let span = gen_ai_span!(
         "intent.call",
-        gen_ai.operation.name = OPERATION,
-        gen_ai.provider.name = field::Empty,
-        gen_ai.request.model = field::Empty,
-        gen_ai.response.model = field::Empty,
-        gen_ai.usage.input_tokens = field::Empty,
-        gen_ai.usage.output_tokens = field::Empty,
-        gen_ai.response.finish_reasons = field::Empty,
         intent.call_id = call.get(),
         target = target,
         attempts = field::Empty,
@@ -161,15 +173,8 @@ pub(crate) fn finish_call<T>(span: &Span, result: &AiResult<T>, started: Instant
 
 /// The span of attempt `number`.
 pub(crate) fn attempt(number: u32) -> Span {
-    tracing::info_span!(
+    gen_ai_span!(
         "intent.attempt",
-        gen_ai.operation.name = OPERATION,
-        gen_ai.provider.name = field::Empty,
-        gen_ai.request.model = field::Empty,
-        gen_ai.response.model = field::Empty,
-        gen_ai.usage.input_tokens = field::Empty,
-        gen_ai.usage.output_tokens = field::Empty,
-        gen_ai.response.finish_reasons = field::Empty,
         attempt = number,
         provider = field::Empty,
         model = field::Empty,
@@ -227,16 +232,9 @@ fn record_usage(span: &Span, usage: Usage) {
 
 /// The judge's span, a child of the attempt's `parent`.
 pub(crate) fn judge(parent: &Span) -> Span {
-    tracing::info_span!(
+    gen_ai_span!(
         parent: parent,
         "intent.judge",
-        gen_ai.operation.name = OPERATION,
-        gen_ai.provider.name = field::Empty,
-        gen_ai.request.model = field::Empty,
-        gen_ai.response.model = field::Empty,
-        gen_ai.usage.input_tokens = field::Empty,
-        gen_ai.usage.output_tokens = field::Empty,
-        gen_ai.response.finish_reasons = field::Empty,
         verdict = field::Empty,
         latency_ms = field::Empty,
     )
@@ -288,15 +286,8 @@ pub(crate) struct CollectionSummary<'a> {
 
 /// The span of collection call `call` of `target` elements, asking for `model`.
 pub(crate) fn collection(call: CallId, target: &'static str, model: &str) -> Span {
-    let span = tracing::info_span!(
+    let span = gen_ai_span!(
         "intent.collection",
-        gen_ai.operation.name = OPERATION,
-        gen_ai.provider.name = field::Empty,
-        gen_ai.request.model = field::Empty,
-        gen_ai.response.model = field::Empty,
-        gen_ai.usage.input_tokens = field::Empty,
-        gen_ai.usage.output_tokens = field::Empty,
-        gen_ai.response.finish_reasons = field::Empty,
         intent.call_id = call.get(),
         target = target,
         elements = field::Empty,
