@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::cache::Cache;
 use crate::error::IntentError;
+use crate::observe::{Observer, Observers};
 use crate::options::IntentClientOptions;
 use crate::provider::Provider;
 use crate::ratelimit::{RateLimit, RateLimiter, RateLimiters};
@@ -34,6 +35,7 @@ pub(crate) struct ClientInner {
     pub(crate) cache: Option<Arc<dyn Cache>>,
     /// Each provider's rate limiter, in provider order.
     pub(crate) rate_limiters: RateLimiters,
+    pub(crate) observers: Observers,
 }
 
 impl fmt::Debug for IntentClient {
@@ -54,6 +56,7 @@ impl IntentClient {
                 options: IntentClientOptions::default(),
                 cache: None,
                 rate_limiters: RateLimiters::default(),
+                observers: Observers::default(),
             }),
         }
     }
@@ -86,6 +89,11 @@ impl IntentClient {
     pub fn cache(&self) -> Option<&dyn Cache> {
         self.inner.cache.as_deref()
     }
+
+    /// The client's observers.
+    pub(crate) fn observers(&self) -> &Observers {
+        &self.inner.observers
+    }
 }
 
 /// Builds an [`IntentClient`].
@@ -97,6 +105,7 @@ pub struct IntentClientBuilder {
     cache: Option<Arc<dyn Cache>>,
     rate_limit: Option<RateLimit>,
     rate_limiters: Vec<(String, RateLimiter)>,
+    observers: Vec<Box<dyn Observer>>,
 }
 
 impl IntentClientBuilder {
@@ -182,6 +191,35 @@ impl IntentClientBuilder {
         self
     }
 
+    /// Adds an observer, told of each step of every call: requests, replies, failed attempts,
+    /// transport retries, cache hits, fallbacks, judge verdicts and collection chunks (see
+    /// [`observe`](crate::observe)). Several may be added; each is called in turn, and none can
+    /// slow or fail a call.
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    /// use intent_core::observe::AttemptFailed;
+    ///
+    /// struct Failures;
+    ///
+    /// impl Observer for Failures {
+    ///     fn attempt_failed(&self, event: &AttemptFailed<'_>) {
+    ///         eprintln!("attempt {} failed with {} issues", event.origin.attempt, event.issues.len());
+    ///     }
+    /// }
+    ///
+    /// let client = IntentClient::builder()
+    ///     .provider(ScriptedProvider::new(["{\"value\": 1}"]))
+    ///     .observer(Failures)
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = client;
+    /// ```
+    pub fn observer(mut self, observer: impl Observer) -> Self {
+        self.observers.push(Box::new(observer));
+        self
+    }
+
     /// The client, or an error naming what is missing or invalid.
     pub fn build(self) -> Result<IntentClient, IntentError> {
         if !self.has_primary {
@@ -202,6 +240,7 @@ impl IntentClientBuilder {
                 options: self.options,
                 cache: self.cache,
                 rate_limiters,
+                observers: Observers::new(self.observers),
             }),
         })
     }

@@ -1,6 +1,7 @@
 //! The judge: a second model call that checks an answer carries out the intent on the input.
 
 use std::sync::{Arc, LazyLock};
+use std::time::Instant;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -8,6 +9,7 @@ use serde_json::Value;
 use crate::client::IntentClient;
 use crate::input::SerializedInput;
 use crate::intent::Intent;
+use crate::observe::{self, JudgeOutcome};
 use crate::options::JudgeOptions;
 use crate::provider::FinishReason;
 use crate::read;
@@ -149,14 +151,16 @@ pub(crate) async fn judge(
     case: JudgeCase<'_>,
     options: &JudgeOptions,
 ) -> Judgement {
+    let started = Instant::now();
     let request = request(&case, options);
     let provider = options.provider.as_deref().unwrap_or(case.answered_by);
-    match send(client, &request, Some(provider)).await {
-        Err(error) => Judgement {
+    observe::spans::judge_asked(request.model.as_deref().unwrap_or_default());
+    let (judgement, answered) = match send(client, &request, Some(provider)).await {
+        Err(error) => (Judgement {
             verdict: Verdict::Broken(format!("the judge's provider failed: {error}")),
             usage: Usage::default(),
-        },
-        Ok((_, response)) => Judgement {
+        }, None),
+        Ok((answered_by, response)) => (Judgement {
             verdict: match response.finish_reason {
                 FinishReason::Length => Verdict::Broken(
                     "the judge's reply was cut off at its token limit (raise max_output_tokens)"
@@ -168,7 +172,27 @@ pub(crate) async fn judge(
                 _ => parse(&response.text),
             },
             usage: response.usage,
-        },
+        }, Some((answered_by, response))),
+    };
+    observe::judged(
+        answered
+            .as_ref()
+            .map(|(p, r)| (p.as_str(), r.model.as_str(), &r.finish_reason)),
+        judgement.verdict.outcome(),
+        judgement.usage,
+        started.elapsed(),
+    );
+    judgement
+}
+
+impl Verdict {
+    /// The verdict as the observers are told it.
+    fn outcome(&self) -> JudgeOutcome<'_> {
+        match self {
+            Verdict::Pass => JudgeOutcome::Passed,
+            Verdict::Fail(problems) => JudgeOutcome::Failed(problems),
+            Verdict::Broken(why) => JudgeOutcome::Broken(why),
+        }
     }
 }
 

@@ -29,6 +29,86 @@
 //! # });
 //! ```
 //!
+//! The [`ScriptedProvider`] answers from a script, for examples and tests. A program asks a real
+//! model: [`OpenAiProvider`] (and any OpenAI-compatible server through `OPENAI_BASE_URL`: Azure,
+//! Ollama, llama.cpp, vLLM), [`AnthropicProvider`] or [`GeminiProvider`], with fallbacks asked in
+//! turn when the one before fails:
+//!
+//! ```no_run
+//! use intent_core::prelude::*;
+//!
+//! # async fn run() -> Result<(), IntentError> {
+//! let client = IntentClient::builder()
+//!     .provider(OpenAiProvider::from_env()?) // OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL
+//!     .fallback(AnthropicProvider::from_env()?) // ANTHROPIC_API_KEY, ANTHROPIC_MODEL
+//!     .build()?;
+//! let words = u32::ai(&client, "one two three", "Count the words.").await;
+//! println!("{:?} after {} attempts", words.value(), words.attempts().len());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A program needs, beside `intent-core`: `serde` with `derive` (the result type derives
+//! `Deserialize`), `tokio` with a runtime and `macros` (calls are futures), and `chrono` with
+//! `serde` for date fields.
+//!
+//! # Limits
+//!
+//! Every call is held to limits set on the client ([`IntentClientOptions`]) or per call
+//! ([`AiRequestOptions`], which win):
+//!
+//! - `max_attempts` (3 by default): attempts per call, the first included. A retry sends the
+//!   previous reply and its findings; it is never served from the cache.
+//! - `max_total_tokens`: a token budget over every model call of the call (the judge's too).
+//!   Input tokens are only known once a reply reports them.
+//! - `deadline`: a wall-clock limit; the call ends with a [`IssueKind::Limit`] issue when it
+//!   passes, and waiting for a rate limiter counts.
+//! - `max_input_chars` (200 000): a longer serialized input is refused before anything is sent;
+//!   nothing is truncated.
+//!
+//! A call that reaches a limit returns an [`AiResult`] without a value whose last issue names the
+//! limit and its value. Transport faults (timeouts, 408, 409, 429, 5xx, 529) are retried by the
+//! provider with backoff and are not attempts.
+//!
+//! # The judge
+//!
+//! Types and rules cannot check everything ("is this summary faithful?"). With
+//! [`AiRequestOptions::judge`] set ([`JudgeOptions`]: its provider, model and extra criteria), an
+//! answer that passed every other check goes to a second model call that returns a verdict and
+//! its problems. A failing verdict is an attempt's [`IssueKind::Judge`] issues, sent back to the
+//! model on the next attempt; a judge that cannot decide (an unreadable verdict, a failed
+//! provider) ends the call with an [`IssueKind::JudgeFailed`] issue, since asking the model
+//! again would not help. The judge's usage counts in the call's.
+//!
+//! ```
+//! use intent_core::prelude::*;
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let model = ScriptedProvider::new([
+//!     "Bonjour", // a String result is plain text
+//!     r#"{"verdict": "fail", "problems": ["The answer is French; the intent asks for German."]}"#,
+//!     "Guten Tag",
+//!     r#"{"verdict": "pass", "problems": []}"#,
+//! ]);
+//! let client = IntentClient::new(model);
+//! let options = AiRequestOptions { judge: Some(JudgeOptions::default()), ..Default::default() };
+//! let german = String::ai(&client, "Good day", "Translate into German.").options(options).await;
+//! assert_eq!(german.value().map(String::as_str), Some("Guten Tag"));
+//! assert_eq!(german.attempts()[0].issues[0].kind, IssueKind::Judge);
+//! # });
+//! ```
+//!
+//! # Observing calls
+//!
+//! Every call is traced with `tracing` spans (`intent.call`, `intent.attempt`, `intent.judge`,
+//! `intent.collection`, `intent.chunk`) that carry the OpenTelemetry GenAI attributes
+//! (`gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.usage.input_tokens`, ...) beside the
+//! library's own fields, and logs one INFO event per finished call, so that
+//! `tracing_subscriber::fmt::init()` shows each call on a line. An [`Observer`] added with
+//! [`IntentClientBuilder::observer`] is told of each request, reply, failed attempt, transport
+//! retry, cache hit, fallback, judge verdict and collection chunk. Neither ever holds the input,
+//! the intent or a key. See [`observe`] for the fields and the events.
+//!
 //! # How a call runs
 //!
 //! Awaiting a call (an [`AiCall`], or a [`CollectionCall`] for each of its chunks) runs these
@@ -67,6 +147,7 @@
 //! (yyyy-MM-dd))`). An input longer than `max_input_chars` characters is refused before anything
 //! is sent; nothing is truncated.
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Lets the derive's `::intent_core::...` paths resolve inside this crate too.
 extern crate self as intent_core;
@@ -90,6 +171,7 @@ pub mod attachment;
 pub mod cache;
 pub mod catalog;
 pub mod collections;
+pub mod observe;
 pub mod pricing;
 pub mod prompt;
 pub mod provider;
@@ -108,6 +190,7 @@ pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
 pub use escalation::Escalation;
 pub use intent::Intent;
+pub use observe::Observer;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
 pub use pricing::{Price, Pricing};
 pub use provider::{AnthropicProvider, GeminiProvider, OpenAiProvider, Provider, ScriptedProvider};
@@ -130,7 +213,8 @@ pub mod prelude {
     };
     pub use crate::{
         AiRequestOptions, AiResult, Attachment, AttemptRecord, Escalation, Intent, IntentClient,
-        IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort,
+        IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions, Observer,
+        ReasoningEffort,
         ResultIssue, Usage,
     };
 }

@@ -217,7 +217,7 @@ impl Pricing {
 
     /// The cost of `attempts`, each at its own provider and model, in dollars (not rounded); an
     /// error naming the first model that used tokens and has no valid price. Works for any
-    /// attempts: an [`AiResult`](crate::AiResult)'s, a collection result's, or your own selection.
+    /// attempts: an [`AiResult`]'s, a collection result's, or your own selection.
     ///
     /// ```
     /// use intent_core::{AttemptRecord, Price, Pricing, Usage};

@@ -16,6 +16,7 @@ pub(crate) use self::escalate::route;
 pub(crate) use self::reasoning::reasoning_of;
 
 use crate::client::IntentClient;
+use crate::observe;
 use crate::provider::{AiResponse, ProviderError, ProviderErrorKind};
 use crate::request::AiRequest;
 use crate::result::ResultIssue;
@@ -71,7 +72,8 @@ pub(crate) async fn send_within(
         match complete_or_step_down(client, index, request, deadline).await {
             Ok(answer) => return Ok(answer),
             Err(error) => {
-                if index + 1 < providers.len() {
+                if let Some(next) = providers.get(index + 1) {
+                    observe::fallback_taken(provider.name(), next.name(), &error);
                     tracing::warn!(
                         provider = provider.name(),
                         error = %error,

@@ -1,12 +1,15 @@
 //! An attempt's answer: from the cache (first attempts only) or from the providers, within the
 //! call's deadline.
 
+use std::time::Instant;
+
 use tracing::Instrument;
 
 use super::limits::Limits;
 use super::Job;
 use crate::cache::{CacheKey, CachedReply};
 use crate::client::IntentClient;
+use crate::observe;
 use crate::provider::{AiResponse, ProviderError};
 use crate::request::AiRequest;
 use crate::result::{ResultIssue, Usage};
@@ -56,17 +59,32 @@ pub(super) async fn answer<T>(
                 };
                 *first_key = Some(key);
                 if let Some(hit) = hit {
+                    observe::cache_hit(&hit.provider, &hit.model);
                     return Ok(from_cache(hit));
                 }
             }
         }
+        let (provider, model) = asked(job.client, request.model.as_deref(), named);
+        observe::spans::record_asked(span, model);
+        observe::request_sent(provider, model, request);
+        let sent_at = Instant::now();
         send_within(job.client, request, named, limits.deadline_at())
             .await
-            .map(|sent| Answer {
-                response: sent.response,
-                provider: sent.provider,
-                from_cache: false,
-                notices: escalated.into_iter().chain(sent.notices).collect(),
+            .map(|sent| {
+                observe::reply_received(
+                    &sent.provider,
+                    &sent.response.model,
+                    &sent.response.text,
+                    &sent.response.finish_reason,
+                    sent.response.usage,
+                    sent_at.elapsed(),
+                );
+                Answer {
+                    response: sent.response,
+                    provider: sent.provider,
+                    from_cache: false,
+                    notices: escalated.into_iter().chain(sent.notices).collect(),
+                }
             })
     }
     .instrument(span.clone());
@@ -80,17 +98,26 @@ pub(super) async fn answer<T>(
 /// The cache key of a request sent to the named provider (the primary when none is named), for
 /// the model it asks or the provider's default.
 fn cache_key(client: &IntentClient, request: &AiRequest, named: Option<&str>) -> CacheKey {
+    let (provider, model) = asked(client, request.model.as_deref(), named);
+    CacheKey::for_request(provider, model, request)
+}
+
+/// The provider a request goes to first (the named one, else the primary) and the model it asks
+/// for (`model`, else that provider's default); empty when not known.
+pub(crate) fn asked<'c>(
+    client: &'c IntentClient,
+    model: Option<&'c str>,
+    named: Option<&str>,
+) -> (&'c str, &'c str) {
     let providers = client.providers();
     let provider = named
         .and_then(|name| providers.iter().find(|p| p.name() == name))
         .or_else(|| providers.first());
     let provider_name = provider.map(|p| p.name()).unwrap_or_default();
-    let model = request
-        .model
-        .as_deref()
+    let model = model
         .or_else(|| provider.and_then(|p| p.default_model()))
         .unwrap_or_default();
-    CacheKey::for_request(provider_name, model, request)
+    (provider_name, model)
 }
 
 /// A cached reply as an answer; it cost nothing now.

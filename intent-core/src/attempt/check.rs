@@ -8,6 +8,7 @@ use super::Job;
 use crate::call::{Check, JsonCheck};
 use crate::intent::Intent;
 use crate::judge::{self, JudgeCase, Verdict};
+use crate::observe;
 use crate::provider::{AiResponse, FinishReason};
 use crate::read;
 use crate::request::AiRequest;
@@ -60,7 +61,9 @@ pub(super) async fn check<T>(
         max_output_tokens: request.max_output_tokens,
     };
     let judged = limits
-        .within(judge::judge(job.client, case, judge_options).instrument(span.clone()))
+        .within(
+            judge::judge(job.client, case, judge_options).instrument(observe::spans::judge(span)),
+        )
         .await;
     let Some(judgement) = judged else {
         return Checked::Deadline;

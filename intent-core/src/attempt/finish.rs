@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use super::answer::Answer;
 use crate::cache::{Cache, CacheKey, CachedReply};
+use crate::observe;
 use crate::result::{AiResult, AttemptRecord, ResultIssue, Usage};
 
 /// The attempts of a call so far, and everything they used.
@@ -21,7 +22,14 @@ impl Tally {
     }
 
     /// Ends the call with `record` last and no value, its issues the call's.
-    pub(super) fn fail_at<T>(mut self, record: AttemptRecord) -> AiResult<T> {
+    pub(super) fn fail_at<T>(
+        mut self,
+        record: AttemptRecord,
+        span: &tracing::Span,
+        outcome: &str,
+    ) -> AiResult<T> {
+        observe::spans::close_attempt(span, &record, outcome);
+        observe::attempt_failed(&record);
         let issues = record.issues.clone();
         self.records.push(record);
         AiResult::from_parts(None, issues, self.records, Some(self.usage))
@@ -69,13 +77,10 @@ pub(super) fn close(
 ) {
     record.raw_output = raw_output;
     record.latency = started.elapsed();
-    span.record("provider", record.provider.as_str());
-    span.record("model", record.model.as_str());
-    span.record("from_cache", record.from_cache);
-    span.record("input_tokens", record.usage.input_tokens);
-    span.record("output_tokens", record.usage.output_tokens);
-    span.record("latency_ms", record.latency.as_millis() as u64);
-    span.record("outcome", if passed { "passed" } else { "failed" });
+    observe::spans::close_attempt(span, record, if passed { "passed" } else { "failed" });
+    if !passed {
+        observe::attempt_failed(record);
+    }
     tracing::debug!(parent: span, issues = record.issues.len(), "attempt verified");
 }
 

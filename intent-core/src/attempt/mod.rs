@@ -12,14 +12,16 @@ mod empty;
 mod finish;
 mod limits;
 
+use std::any::type_name;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::time::Instant;
 
-use tracing::{field, Instrument};
+use tracing::Instrument;
 
 pub(crate) use self::check::finish_issue;
 pub(crate) use self::limits::Limits;
+pub(crate) use self::answer::asked;
 
 use self::answer::Answered;
 use self::check::Checked;
@@ -30,6 +32,7 @@ use crate::client::IntentClient;
 use crate::error::IntentError;
 use crate::input::SerializedInput;
 use crate::intent::Intent;
+use crate::observe;
 use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
 use crate::provider::ProviderErrorKind;
@@ -69,27 +72,18 @@ impl<T> Job<'_, '_, T> {
 
 /// Runs a call to its end: a verified value, or the issues that kept every attempt from one.
 async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
-    let span = tracing::info_span!(
-        "intent.call",
-        target = std::any::type_name::<T>(),
-        attempts = field::Empty,
-        input_tokens = field::Empty,
-        output_tokens = field::Empty,
-        outcome = field::Empty,
+    let (started, id, target) = (Instant::now(), observe::next_call_id(), type_name::<T>());
+    let (_, model) = asked(
+        call.client,
+        call.options.model.as_deref(),
+        call.options.provider.as_deref(),
     );
-    let result = run_inner(call).instrument(span.clone()).await;
-    let usage = result.usage();
-    span.record("attempts", result.attempts().len());
-    span.record("input_tokens", usage.input_tokens);
-    span.record("output_tokens", usage.output_tokens);
-    span.record(
-        "outcome",
-        if result.is_success() {
-            "success"
-        } else {
-            "failure"
-        },
-    );
+    let span = observe::spans::call(id, target, model);
+    let observers = call.client.observers().clone();
+    let result = observe::in_call(&observers, id, target, run_inner(call))
+        .instrument(span.clone())
+        .await;
+    observe::spans::finish_call(&span, &result, started);
     result
 }
 
@@ -164,17 +158,8 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
         let started = Instant::now();
         let request = job.plan.request(tally.last());
         let mut record = AttemptRecord::new(number);
-        let span = tracing::info_span!(
-            "intent.attempt",
-            attempt = number,
-            provider = field::Empty,
-            model = field::Empty,
-            from_cache = false,
-            input_tokens = field::Empty,
-            output_tokens = field::Empty,
-            latency_ms = field::Empty,
-            outcome = field::Empty,
-        );
+        let span = observe::spans::attempt(number);
+        observe::attempt_started(number);
 
         let answer =
             match answer::answer(job, limits, &request, number, &mut first_key, &span).await {
@@ -182,8 +167,7 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
                 Answered::Deadline => {
                     record.latency = started.elapsed();
                     record.issues.extend(limits.deadline_issue());
-                    span.record("outcome", "deadline");
-                    return tally.fail_at(record);
+                    return tally.fail_at(record, &span, "deadline");
                 }
                 Answered::Failed(error) => {
                     record.latency = started.elapsed();
@@ -197,8 +181,7 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
                     record
                         .issues
                         .push(ResultIssue::new(kind, error.to_string()));
-                    span.record("outcome", "provider failed");
-                    return tally.fail_at(record);
+                    return tally.fail_at(record, &span, "provider failed");
                 }
             };
         finish::record_answer(&mut record, &answer);
@@ -220,7 +203,7 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
                 record.raw_output = raw_output;
                 record.latency = started.elapsed();
                 record.issues.extend(limits.deadline_issue());
-                return tally.fail_at(record);
+                return tally.fail_at(record, &span, "deadline");
             }
             Checked::Passed(value) => (Some(value), false),
             Checked::Failed => (None, false),

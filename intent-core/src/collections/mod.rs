@@ -43,6 +43,7 @@ mod batch;
 mod call;
 mod chunk;
 mod each;
+mod observed;
 mod result;
 mod run;
 mod stream;

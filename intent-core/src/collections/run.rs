@@ -10,6 +10,7 @@ use futures::stream::{self, StreamExt};
 use super::call::{CollectionCall, Mode};
 use super::chunk::{self, ChunkInput, Element};
 use super::each::EachItem;
+use super::observed;
 use super::result::{ChunkRecord, CollectionResult, ElementIssue, Progress};
 use super::verify::{self, ElementReader, Verdict};
 use crate::attempt;
@@ -88,7 +89,7 @@ where
     type IntoFuture = Pin<Box<dyn Future<Output = CollectionResult<K, O>> + Send + 'a>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run(self))
+        Box::pin(observed::collection(self, run))
     }
 }
 
@@ -120,7 +121,16 @@ async fn run<K, O: Intent + Send>(call: CollectionCall<'_, K, O>) -> CollectionR
     let mut outcomes = stream::iter(chunks.into_iter().enumerate())
         .map(|(number, positions)| {
             let input = ChunkInput::take(&mut elements, positions, open, close);
-            run_chunk(&shared, number + 1, input)
+            let size = input.positions.len();
+            observed::chunk(
+                number + 1,
+                size,
+                run_chunk(&shared, number + 1, input),
+                |o| {
+                    let failed = o.values.iter().filter(|v| v.is_none()).count();
+                    (failed, o.record.attempts.len(), o.record.usage)
+                },
+            )
         })
         .buffer_unordered(concurrency.max(1));
     while let Some(outcome) = outcomes.next().await {

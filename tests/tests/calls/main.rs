@@ -7,6 +7,7 @@ mod input_before_any_call;
 mod input_serialization;
 mod judge;
 mod limits;
+mod observer;
 mod replay;
 mod shared_request;
 mod tracing_spans;

@@ -227,6 +227,7 @@ impl Transport {
                 error = %error.message,
                 "retrying a provider request after a transport fault"
             );
+            crate::observe::transport_retry(post.provider, &error, retry + 1, max_retries, delay);
             tokio::time::sleep(delay).await;
             retry += 1;
         }
