@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::request::ReasoningEffort;
 
@@ -84,8 +84,9 @@ pub struct AiRequestOptions {
     /// The provider to ask, by name; naming one turns fallback off.
     pub provider: Option<String>,
     /// Rule lines stated to the model after the result type's own, under "Rules for members of
-    /// `<result>`", each as `- lines[].quantity: at most 1000`. They are stated, not checked: an
-    /// intent catalog checks its rules itself (see `AiCall::validate_json`).
+    /// `<result>`", each written as the type's own are: "- `quantity` of each element of `lines`:
+    /// at most 1000". They are stated, not checked: an intent catalog checks its rules itself (see
+    /// `AiCall::validate_json`). Merging options adds rule lines up rather than replacing them.
     pub rule_lines: Vec<String>,
     /// A JSON schema for a `serde_json::Value` result, sent strict.
     pub output_schema: Option<Value>,
@@ -99,6 +100,123 @@ pub struct AiRequestOptions {
     pub deadline: Option<Duration>,
     /// Skip the cache for this request (neither read nor written).
     pub no_cache: bool,
+    /// The sampling seed, for replies that repeat (OpenAI Chat Completions `seed`, Gemini
+    /// `generationConfig.seed`); none is sent when `None`. Anthropic and the OpenAI Responses API
+    /// take no seed: a request with one is refused by them before anything is sent.
+    pub seed: Option<u64>,
+    /// Nucleus sampling: only the most likely tokens whose probabilities add up to `top_p` (0 to
+    /// 1) are drawn from (OpenAI `top_p`, Anthropic `top_p`, Gemini `topP`); none is sent when
+    /// `None`. Some newer Anthropic models refuse `top_p` together with a temperature.
+    pub top_p: Option<f32>,
+    /// Stop sequences: the model stops before writing any of them (OpenAI Chat Completions `stop`,
+    /// at most 4; Anthropic `stop_sequences`; Gemini `stopSequences`, at most 5). A reply stopped
+    /// inside its JSON fails verification like any other. The OpenAI Responses API takes no stop
+    /// sequences: a request with some is refused by it before anything is sent.
+    pub stop: Vec<String>,
+    /// Any other body field, for what this library does not model: each key is written at the top
+    /// level of the request body of whichever provider is asked, replacing a field of the same
+    /// name (for example `{"logit_bias": {...}}` or `{"service_tier": "flex"}`). Since a fallback
+    /// of another kind may refuse another API's fields, name a `provider` when you set one.
+    /// Part of the cache key only when set, so setting none leaves every key as it was.
+    pub extra_body: Option<Map<String, Value>>,
+}
+
+impl AiRequestOptions {
+    /// Lays `over` on these options, field by field: a field set in `over` (`Some`, a non-empty
+    /// list, `no_cache` true) wins; an unset one keeps what was here. Rule lines add up, and
+    /// `extra_body` merges key by key (`over`'s keys win). This is what
+    /// [`AiCall::options`](crate::AiCall::options) does with the options it is given.
+    ///
+    /// ```
+    /// use intent_core::AiRequestOptions;
+    ///
+    /// let mut options = AiRequestOptions { temperature: Some(0.0), model: Some("small".into()), ..Default::default() };
+    /// options.merge(AiRequestOptions { model: Some("large".into()), ..Default::default() });
+    /// assert_eq!(options.temperature, Some(0.0)); // unset in the second: kept
+    /// assert_eq!(options.model.as_deref(), Some("large")); // set in the second: wins
+    /// ```
+    pub fn merge(&mut self, over: AiRequestOptions) {
+        // Destructured in full, so a new field cannot be forgotten here.
+        let AiRequestOptions {
+            expected_output_description,
+            system_instructions,
+            examples,
+            max_output_tokens,
+            temperature,
+            model,
+            reasoning_effort,
+            thinking_budget,
+            provider,
+            rule_lines,
+            output_schema,
+            judge,
+            max_attempts,
+            max_total_tokens,
+            deadline,
+            no_cache,
+            seed,
+            top_p,
+            stop,
+            extra_body,
+        } = over;
+        fn set<T>(field: &mut Option<T>, over: Option<T>) {
+            if over.is_some() {
+                *field = over;
+            }
+        }
+        set(
+            &mut self.expected_output_description,
+            expected_output_description,
+        );
+        set(&mut self.system_instructions, system_instructions);
+        if !examples.is_empty() {
+            self.examples = examples;
+        }
+        set(&mut self.max_output_tokens, max_output_tokens);
+        set(&mut self.temperature, temperature);
+        set(&mut self.model, model);
+        set(&mut self.reasoning_effort, reasoning_effort);
+        set(&mut self.thinking_budget, thinking_budget);
+        set(&mut self.provider, provider);
+        for line in rule_lines {
+            if !self.rule_lines.contains(&line) {
+                self.rule_lines.push(line);
+            }
+        }
+        set(&mut self.output_schema, output_schema);
+        set(&mut self.judge, judge);
+        set(&mut self.max_attempts, max_attempts);
+        set(&mut self.max_total_tokens, max_total_tokens);
+        set(&mut self.deadline, deadline);
+        self.no_cache |= no_cache;
+        set(&mut self.seed, seed);
+        set(&mut self.top_p, top_p);
+        if !stop.is_empty() {
+            self.stop = stop;
+        }
+        match (&mut self.extra_body, extra_body) {
+            (Some(mine), Some(theirs)) => mine.extend(theirs),
+            (mine, theirs @ Some(_)) => *mine = theirs,
+            (_, None) => {}
+        }
+    }
+
+    /// These options laid on `defaults`: what a call with these options runs with on a client
+    /// whose default options are `defaults` (see [`merge`](Self::merge)).
+    ///
+    /// ```
+    /// use intent_core::AiRequestOptions;
+    ///
+    /// let client_wide = AiRequestOptions { temperature: Some(0.0), max_output_tokens: Some(400), ..Default::default() };
+    /// let call = AiRequestOptions { max_output_tokens: Some(50), ..Default::default() };
+    /// let effective = call.over(&client_wide);
+    /// assert_eq!((effective.temperature, effective.max_output_tokens), (Some(0.0), Some(50)));
+    /// ```
+    pub fn over(self, defaults: &AiRequestOptions) -> AiRequestOptions {
+        let mut options = defaults.clone();
+        options.merge(self);
+        options
+    }
 }
 
 /// Options for every call of a client.

@@ -54,6 +54,7 @@ impl CacheKey {
         let budget = request
             .thinking_budget
             .map(|b| format!("thinking_budget={b}"));
+        let sampling = request.sampling_key();
         CacheKey::from_parts(
             [
                 "intent-cache-v1",
@@ -69,7 +70,8 @@ impl CacheKey {
             ]
             .into_iter()
             .chain(effort.as_deref())
-            .chain(budget.as_deref()),
+            .chain(budget.as_deref())
+            .chain(sampling.as_deref()),
         )
     }
 

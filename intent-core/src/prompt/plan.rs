@@ -38,6 +38,10 @@ pub struct PromptPlan {
     model: Option<String>,
     reasoning_effort: Option<ReasoningEffort>,
     thinking_budget: Option<u32>,
+    seed: Option<u64>,
+    top_p: Option<f32>,
+    stop: Vec<String>,
+    extra_body: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
 }
 
 /// Plans a call: the response format and schema for the target, and the fixed part of the prompt.
@@ -190,6 +194,10 @@ pub fn plan(
         model: options.model.clone(),
         reasoning_effort: options.reasoning_effort,
         thinking_budget: options.thinking_budget,
+        seed: options.seed,
+        top_p: options.top_p,
+        stop: options.stop.clone(),
+        extra_body: options.extra_body.clone().map(Arc::new),
     })
 }
 
@@ -218,6 +226,10 @@ impl PromptPlan {
             model: self.model.clone(),
             reasoning_effort: self.reasoning_effort,
             thinking_budget: self.thinking_budget,
+            seed: self.seed,
+            top_p: self.top_p,
+            stop: self.stop.clone(),
+            extra_body: self.extra_body.clone(),
         }
     }
 

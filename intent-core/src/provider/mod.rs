@@ -9,6 +9,7 @@ mod gemini;
 mod openai;
 mod openai_responses;
 mod openai_usage;
+mod sampling;
 mod scripted;
 mod sse;
 mod stream;

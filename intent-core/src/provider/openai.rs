@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::openai_responses;
 use super::openai_usage::{self, TokenDetails};
+use super::sampling;
 use super::transport::{
     display_url, env_var, join_url, json_body, transport_settings, ApiKey, EnvEndpoint, Prepared,
     Target, Transport,
@@ -387,13 +388,18 @@ impl OpenAiProvider {
             max_tokens,
             temperature: request.temperature,
             reasoning_effort: request.reasoning_effort,
+            sampling: sampling::chat(request, &self.name)?,
             response_format,
             stream: stream.then_some(true),
             stream_options: stream.then_some(StreamOptions {
                 include_usage: true,
             }),
         };
-        json_body(&body, request.text_len(), &self.name)
+        sampling::extra_body(
+            json_body(&body, request.text_len(), &self.name)?,
+            request,
+            &self.name,
+        )
     }
 
     /// Where requests go, and the key they carry.
@@ -461,6 +467,8 @@ struct ChatBody<'a> {
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<ReasoningEffort>,
+    #[serde(flatten)]
+    sampling: sampling::ChatSampling<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_format: Option<WireFormat<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -307,9 +307,14 @@ impl GeminiProvider {
                     request.thinking_budget,
                     request.reasoning_effort,
                 ),
+                sampling: super::sampling::gemini(request, &self.name)?,
             },
         };
-        json_body(&body, request.system.len() + request.user.len(), &self.name)
+        super::sampling::extra_body(
+            json_body(&body, request.system.len() + request.user.len(), &self.name)?,
+            request,
+            &self.name,
+        )
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
