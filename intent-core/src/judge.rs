@@ -45,6 +45,10 @@ pub(crate) enum Verdict {
 pub(crate) struct Judgement {
     pub(crate) verdict: Verdict,
     pub(crate) usage: Usage,
+    /// The provider asked.
+    pub(crate) provider: String,
+    /// The model that answered, as its provider reported it (empty when none did).
+    pub(crate) model: String,
 }
 
 /// The judge's reply, read by the reader like any result: its shape gives the strict schema the
@@ -153,8 +157,12 @@ pub(crate) async fn judge(
         Err(error) => Judgement {
             verdict: Verdict::Broken(format!("the judge's provider failed: {error}")),
             usage: Usage::default(),
+            provider: provider.to_owned(),
+            model: String::new(),
         },
-        Ok((_, response)) => Judgement {
+        Ok((provider, response)) => Judgement {
+            provider,
+            model: response.model.clone(),
             verdict: match response.finish_reason {
                 FinishReason::Length => Verdict::Broken(
                     "the judge's reply was cut off at its token limit (raise max_output_tokens)"

@@ -53,7 +53,7 @@ fn stop(request: &AiRequest) -> Option<&[String]> {
 }
 
 /// OpenAI Chat Completions' sampling fields, flattened into its body.
-#[derive(Serialize, Default)]
+#[derive(Serialize, Default, Debug)]
 pub(crate) struct ChatSampling<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<u64>,
@@ -82,7 +82,7 @@ pub(crate) fn chat<'a>(
 }
 
 /// The OpenAI Responses API's sampling fields, flattened into its body.
-#[derive(Serialize, Default)]
+#[derive(Serialize, Default, Debug)]
 pub(crate) struct ResponsesSampling {
     #[serde(skip_serializing_if = "Option::is_none")]
     top_p: Option<f32>,
@@ -113,7 +113,7 @@ pub(crate) fn responses(
 }
 
 /// Anthropic Messages' sampling fields, flattened into its body.
-#[derive(Serialize, Default)]
+#[derive(Serialize, Default, Debug)]
 pub(crate) struct AnthropicSampling<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     top_p: Option<f32>,
@@ -139,7 +139,7 @@ pub(crate) fn anthropic<'a>(
 }
 
 /// Gemini's sampling fields, flattened into its `generationConfig`.
-#[derive(Serialize, Default)]
+#[derive(Serialize, Default, Debug)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct GeminiSampling<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
