@@ -1,11 +1,15 @@
 //! Integration tests: calls (one binary, one module per theme).
 
 mod cache;
+mod copied_examples;
 mod empty_lists;
+mod honest_limits;
 mod input_before_any_call;
 mod input_serialization;
 mod judge;
 mod limits;
+mod options_precedence;
 mod replay;
+mod rules_up_front;
 mod shared_request;
 mod tracing_spans;

@@ -10,6 +10,7 @@ mod openai_stream;
 mod reasoning;
 mod redirects;
 mod responses;
+mod sampling;
 mod scripted_stream;
 mod secrets;
 mod sse_server;
