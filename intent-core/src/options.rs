@@ -48,6 +48,10 @@ pub struct JudgeOptions {
 
 /// Options for one request. Every field is optional; `Default` is a plain request.
 ///
+/// A call takes its options from three places, field by field: its own setters and
+/// `.options(..)` first, then its intent file's options, then the client's
+/// [`default_options`](crate::IntentClientBuilder::default_options) (see [`merge`](Self::merge)).
+///
 /// ```
 /// use intent_core::{AiRequestOptions, IntentExample};
 ///
@@ -66,9 +70,15 @@ pub struct AiRequestOptions {
     pub expected_output_description: Option<String>,
     /// Added to the system message after a blank line: the role, the audience, the house style.
     pub system_instructions: Option<String>,
-    /// Worked examples, rendered in order and numbered from 1.
+    /// Worked examples, rendered in order and numbered from 1. A reply that copies an example's
+    /// output for an input that is not that example's fails its attempt with an
+    /// [`IssueKind::CopiedExample`](crate::IssueKind::CopiedExample) issue naming the example
+    /// ("Example 1"), sent back like any other finding.
     pub examples: Vec<IntentExample>,
-    /// The longest reply, in tokens, for each model call; a reply cut off there fails its attempt.
+    /// The longest reply, in tokens, for each model call. A reply cut off there fails its
+    /// attempt with an issue that states the limit and asks for a shorter answer; the limit is
+    /// never raised on a retry, and a retry cut off with the same text as the attempt before it
+    /// ends the call (raise the limit, or ask for less). The token budget may lower it.
     pub max_output_tokens: Option<u32>,
     /// The sampling temperature (0 to 2); none is sent when `None`.
     pub temperature: Option<f32>,
@@ -94,7 +104,13 @@ pub struct AiRequestOptions {
     pub judge: Option<JudgeOptions>,
     /// Overrides the client's `max_attempts` for this request.
     pub max_attempts: Option<u32>,
-    /// Overrides the client's token budget (input plus output, over every call) for this request.
+    /// Overrides the client's token budget for this request: input plus output tokens over every
+    /// model call, the judge's included. Each attempt's `max_output_tokens` is capped by what the
+    /// budget leaves (less the least its prompt is known to take), and an attempt that cannot fit
+    /// is not made: the call ends with an issue giving the figures. Input tokens are only known
+    /// from a reply, so the first prompt is not bounded: a budget smaller than the prompt ends
+    /// the call after its first attempt, having spent that prompt and at most the budget's
+    /// worth of output.
     pub max_total_tokens: Option<u64>,
     /// Overrides the client's wall-clock deadline for this request.
     pub deadline: Option<Duration>,
@@ -104,9 +120,9 @@ pub struct AiRequestOptions {
     /// `generationConfig.seed`); none is sent when `None`. Anthropic and the OpenAI Responses API
     /// take no seed: a request with one is refused by them before anything is sent.
     pub seed: Option<u64>,
-    /// Nucleus sampling: only the most likely tokens whose probabilities add up to `top_p` (0 to
-    /// 1) are drawn from (OpenAI `top_p`, Anthropic `top_p`, Gemini `topP`); none is sent when
-    /// `None`. Some newer Anthropic models refuse `top_p` together with a temperature.
+    /// Nucleus sampling: only the most likely tokens whose probabilities add up to `top_p` (0
+    /// to 1) are drawn from (OpenAI `top_p`, Anthropic `top_p`, Gemini `topP`); none is sent
+    /// when `None`. Some newer Anthropic models refuse `top_p` together with a temperature.
     pub top_p: Option<f32>,
     /// Stop sequences: the model stops before writing any of them (OpenAI Chat Completions `stop`,
     /// at most 4; Anthropic `stop_sequences`; Gemini `stopSequences`, at most 5). A reply stopped
@@ -233,7 +249,8 @@ pub struct IntentClientOptions {
     pub max_input_chars: usize,
     /// Attempts per call, the first included (at least 1).
     pub max_attempts: u32,
-    /// A token budget per call (input plus output, over every call), when set.
+    /// A token budget per call (input plus output, over every call), when set; see
+    /// [`AiRequestOptions::max_total_tokens`] for what it bounds.
     pub max_total_tokens: Option<u64>,
     /// A wall-clock deadline per call, when set.
     pub deadline: Option<Duration>,

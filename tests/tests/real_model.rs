@@ -104,6 +104,16 @@ fn assert_recorded<T>(result: &AiResult<T>) {
     assert_eq!(usage.calls as usize, result.attempts().len());
 }
 
+/// Prints each attempt's raw output and issues, for a failure's log.
+fn print_attempts<T>(result: &AiResult<T>) {
+    for attempt in result.attempts() {
+        eprintln!(
+            "attempt {}: {:?} {:?}",
+            attempt.number, attempt.raw_output, attempt.issues
+        );
+    }
+}
+
 /// The raw output of the first attempt, read as JSON: the grammar held the model to it.
 fn raw_json<T>(result: &AiResult<T>) -> Value {
     let raw = &result.attempts()[0].raw_output;
@@ -289,12 +299,7 @@ async fn a_failed_check_is_retried_with_the_finding_and_then_fixed_or_reported()
             }
         })
         .await;
-    for attempt in result.attempts() {
-        eprintln!(
-            "attempt {}: {:?} {:?}",
-            attempt.number, attempt.raw_output, attempt.issues
-        );
-    }
+    print_attempts(&result);
     assert_recorded(&result);
     let attempts = result.attempts();
     assert!(
@@ -327,12 +332,7 @@ async fn a_require_rule_stated_up_front_is_met_on_the_first_attempt() {
             "The answer must be the number of fruits multiplied by 100.",
         )
         .await;
-    for attempt in result.attempts() {
-        eprintln!(
-            "attempt {}: {:?} {:?}",
-            attempt.number, attempt.raw_output, attempt.issues
-        );
-    }
+    print_attempts(&result);
     assert_recorded(&result);
     assert_eq!(result.attempts().len(), 1, "{:?}", result.attempts());
     assert!(result.attempts()[0].issues.is_empty());

@@ -43,7 +43,11 @@ pub(super) fn fit(
     if room == 0 {
         return Err(ResultIssue::new(
             IssueKind::Limit,
-            if prompt == 0 {
+            if records.is_empty() {
+                format!(
+                    "The token budget (max_total_tokens = {budget}) leaves no room for a reply; no attempt was made."
+                )
+            } else if prompt == 0 {
                 format!(
                     "The call used {used} tokens of its token budget (max_total_tokens = {budget}); no further attempt was made."
                 )

@@ -179,3 +179,18 @@ async fn an_attempt_that_fails_before_any_reply_names_the_provider_it_would_have
         .message
         .contains("no provider named \"missing\"; this client has: only"));
 }
+
+#[tokio::test]
+async fn a_budget_of_zero_makes_no_attempt() {
+    let model = ScriptedProvider::new([r#"{"value": 4}"#]);
+    let client = IntentClient::new(model.clone());
+    let result = u32::ai(&client, "four", "Read the number.")
+        .max_total_tokens(0)
+        .await;
+    assert!(result.attempts().is_empty());
+    assert_eq!(model.remaining(), 1);
+    assert_eq!(
+        result.issues()[0].message,
+        "The token budget (max_total_tokens = 0) leaves no room for a reply; no attempt was made."
+    );
+}
