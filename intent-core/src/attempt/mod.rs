@@ -9,8 +9,8 @@
 mod answer;
 mod budget;
 mod check;
-mod empty;
 mod copied;
+mod empty;
 mod finish;
 mod limits;
 mod truncation;
