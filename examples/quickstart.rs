@@ -32,7 +32,8 @@ We need them by 2026-11-15. Thanks, Dana";
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scripted = ScriptedProvider::new([
-        // The first answer breaks the caller's rule; the retry carries the finding and fixes it.
+        // The first answer breaks the caller's rule (stated in the prompt all the same); the retry
+        // carries the finding and fixes it.
         r#"{"value": {"contact": "Dana (Northwind)", "sku": "A-1192", "quantity": 4000, "deliverBy": "2026-11-15"}}"#,
         r#"{"value": {"contact": "Dana (Northwind)", "sku": "A-1192", "quantity": 40, "deliverBy": "2026-11-15"}}"#,
     ]);

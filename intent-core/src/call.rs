@@ -15,6 +15,17 @@ use crate::error::IntentError;
 use crate::input::{self, SerializedInput};
 use crate::options::AiRequestOptions;
 use crate::result::ResultIssue;
+use crate::shape::{rule_line, MemberStep};
+
+mod setters;
+
+/// The line a `require` message is stated with in the first prompt's output requirements, among
+/// the member rules and worded as they are: `- the result: Quantity must be at most 1000.`
+/// (`subject` is the path of what the rule is about: empty for the result itself).
+pub(crate) fn require_line(subject: &[MemberStep<'_>], message: &str) -> Option<String> {
+    let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!message.is_empty()).then(|| rule_line(subject, false, &[message]))
+}
 
 /// A `require` rule as a check: `message` when `predicate` is false.
 pub(crate) fn require_check<'a, T>(
@@ -36,9 +47,32 @@ pub(crate) type Check<'a, T> = Box<dyn Fn(&T) -> Vec<String> + Send + Sync + 'a>
 /// A check on the reply's JSON value: the issues found, each with its path.
 pub(crate) type JsonCheck<'a> = Box<dyn Fn(&Value) -> Vec<ResultIssue> + Send + Sync + 'a>;
 
-/// A call being prepared: `.options(..)`, `.require(..)`, `.validate(..)`, then `.await`.
+/// A call being prepared: `.options(..)` or a setter per option (`.temperature(..)`,
+/// `.max_output_tokens(..)`, `.model(..)`, ...), `.require(..)`, `.validate(..)`, then `.await`.
 ///
-/// The input is serialized when the call is made (so it may be borrowed only until then).
+/// The input is serialized when the call is made (so it may be borrowed only until then). The
+/// call starts from the client's [`default_options`](crate::IntentClient::default_options); an
+/// intent file's options lie over those, and the call's setters and `.options(..)` over both,
+/// field by field.
+///
+/// ```
+/// use intent_core::prelude::*;
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// # rt.block_on(async {
+/// let model = ScriptedProvider::new([r#"{"value": 3}"#]);
+/// let client = IntentClient::new(model.clone());
+/// let count = u32::ai(&client, "a, b, c", "Count the letters.")
+///     .temperature(0.0)
+///     .max_output_tokens(20)
+///     .require(|n| *n > 0, "Count at least one letter.")
+///     .await;
+/// assert_eq!(count.value(), Some(&3));
+/// let sent = &model.requests()[0];
+/// assert_eq!((sent.temperature, sent.max_output_tokens), (Some(0.0), Some(20)));
+/// // The rule is stated up front, before any reply broke it.
+/// assert!(sent.user.contains("- the result: Count at least one letter."));
+/// # });
+/// ```
 #[must_use = "an AiCall does nothing until it is awaited"]
 pub struct AiCall<'a, T> {
     pub(crate) client: &'a IntentClient,
@@ -70,7 +104,7 @@ impl<'a, T> AiCall<'a, T> {
             client,
             input: input::serialize_with_attachments(input, client.options().max_input_chars),
             intent,
-            options: AiRequestOptions::default(),
+            options: client.default_options().clone(),
             checks: Vec::new(),
             json_checks: Vec::new(),
         }
@@ -89,14 +123,27 @@ impl<'a, T> AiCall<'a, T> {
         }
     }
 
-    /// Sets the request's options. An `output_schema` set by `transform` is kept unless these
-    /// options carry one of their own.
+    /// Lays `options` over the call's, field by field (see [`AiRequestOptions::merge`]): a field
+    /// set in `options` wins, an unset one keeps what the client's defaults, an intent file or an
+    /// earlier setter gave it. An `output_schema` set by `transform` is kept unless `options`
+    /// carries one of its own.
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// # rt.block_on(async {
+    /// let model = ScriptedProvider::new([r#"{"value": 3}"#]);
+    /// let client = IntentClient::new(model.clone());
+    /// let _ = u32::ai(&client, "a, b, c", "Count the letters.")
+    ///     .temperature(0.0)
+    ///     .options(AiRequestOptions { max_output_tokens: Some(20), ..Default::default() })
+    ///     .await;
+    /// let sent = &model.requests()[0];
+    /// assert_eq!((sent.temperature, sent.max_output_tokens), (Some(0.0), Some(20)));
+    /// # });
+    /// ```
     pub fn options(mut self, options: AiRequestOptions) -> Self {
-        let schema = self.options.output_schema.take();
-        self.options = options;
-        if self.options.output_schema.is_none() {
-            self.options.output_schema = schema;
-        }
+        self.options.merge(options);
         self
     }
 
@@ -130,13 +177,18 @@ impl<'a, T> AiCall<'a, T> {
 
     /// Adds a rule on the value: when `predicate` is false, `message` goes back to the model.
     ///
-    /// Write the message for the model to act on: "Quantity must be at most 1000."
+    /// Write the message for the model to act on: "Quantity must be at most 1000." It is also
+    /// stated in the first prompt's output requirements, among the member rules (as
+    /// `- the result: Quantity must be at most 1000.`), so a model can meet it on the first
+    /// attempt.
     pub fn require(
         mut self,
         predicate: impl Fn(&T) -> bool + Send + Sync + 'a,
         message: impl Into<String>,
     ) -> Self {
-        self.checks.push(require_check(predicate, message.into()));
+        let message = message.into();
+        self.options.rule_lines.extend(require_line(&[], &message));
+        self.checks.push(require_check(predicate, message));
         self
     }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::cache::Cache;
 use crate::error::IntentError;
 use crate::observe::{Observer, Observers};
-use crate::options::IntentClientOptions;
+use crate::options::{AiRequestOptions, IntentClientOptions};
 use crate::provider::Provider;
 use crate::ratelimit::{RateLimit, RateLimiter, RateLimiters};
 
@@ -32,6 +32,8 @@ pub struct IntentClient {
 pub(crate) struct ClientInner {
     pub(crate) providers: Vec<Arc<dyn Provider>>,
     pub(crate) options: IntentClientOptions,
+    /// The options every call starts from, under its intent file's and its own.
+    pub(crate) default_options: AiRequestOptions,
     pub(crate) cache: Option<Arc<dyn Cache>>,
     /// Each provider's rate limiter, in provider order.
     pub(crate) rate_limiters: RateLimiters,
@@ -54,6 +56,7 @@ impl IntentClient {
             inner: Arc::new(ClientInner {
                 providers: vec![Arc::new(provider)],
                 options: IntentClientOptions::default(),
+                default_options: AiRequestOptions::default(),
                 cache: None,
                 rate_limiters: RateLimiters::default(),
                 observers: Observers::default(),
@@ -69,6 +72,19 @@ impl IntentClient {
     /// The client's options.
     pub fn options(&self) -> &IntentClientOptions {
         &self.inner.options
+    }
+
+    /// The request options every call of this client starts from (see
+    /// [`IntentClientBuilder::default_options`]).
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    ///
+    /// let client = IntentClient::new(ScriptedProvider::new(["{\"value\": 1}"]));
+    /// assert_eq!(client.default_options(), &AiRequestOptions::default());
+    /// ```
+    pub fn default_options(&self) -> &AiRequestOptions {
+        &self.inner.default_options
     }
 
     /// The providers' names, primary first.
@@ -102,6 +118,7 @@ pub struct IntentClientBuilder {
     providers: Vec<Arc<dyn Provider>>,
     has_primary: bool,
     options: IntentClientOptions,
+    default_options: AiRequestOptions,
     cache: Option<Arc<dyn Cache>>,
     rate_limit: Option<RateLimit>,
     rate_limiters: Vec<(String, RateLimiter)>,
@@ -130,6 +147,31 @@ impl IntentClientBuilder {
     /// Sets the client's options.
     pub fn options(mut self, options: IntentClientOptions) -> Self {
         self.options = options;
+        self
+    }
+
+    /// Sets the request options every call starts from: client-wide defaults such as the
+    /// temperature, the model or the token limit. A call's own setters and
+    /// [`options`](crate::AiCall::options) win over an intent file's options, which win over these,
+    /// field by field (see [`AiRequestOptions::merge`]).
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// # rt.block_on(async {
+    /// let model = ScriptedProvider::new(["{\"value\": 1}"]);
+    /// let client = IntentClient::builder()
+    ///     .provider(model.clone())
+    ///     .default_options(AiRequestOptions { temperature: Some(0.0), max_output_tokens: Some(200), ..Default::default() })
+    ///     .build()
+    ///     .unwrap();
+    /// let _ = u32::ai(&client, "one", "Read the number.").max_output_tokens(20).await;
+    /// let sent = &model.requests()[0];
+    /// assert_eq!((sent.temperature, sent.max_output_tokens), (Some(0.0), Some(20)));
+    /// # });
+    /// ```
+    pub fn default_options(mut self, options: AiRequestOptions) -> Self {
+        self.default_options = options;
         self
     }
 
@@ -238,6 +280,7 @@ impl IntentClientBuilder {
             inner: Arc::new(ClientInner {
                 providers: self.providers,
                 options: self.options,
+                default_options: self.default_options,
                 cache: self.cache,
                 rate_limiters,
                 observers: Observers::new(self.observers),

@@ -47,6 +47,10 @@ pub(crate) enum Verdict {
 pub(crate) struct Judgement {
     pub(crate) verdict: Verdict,
     pub(crate) usage: Usage,
+    /// The provider asked.
+    pub(crate) provider: String,
+    /// The model that answered, as its provider reported it (empty when none did).
+    pub(crate) model: String,
 }
 
 /// The judge's reply, read by the reader like any result: its shape gives the strict schema the
@@ -156,23 +160,33 @@ pub(crate) async fn judge(
     let provider = options.provider.as_deref().unwrap_or(case.answered_by);
     observe::spans::judge_asked(request.model.as_deref().unwrap_or_default());
     let (judgement, answered) = match send(client, &request, Some(provider)).await {
-        Err(error) => (Judgement {
-            verdict: Verdict::Broken(format!("the judge's provider failed: {error}")),
-            usage: Usage::default(),
-        }, None),
-        Ok((answered_by, response)) => (Judgement {
-            verdict: match response.finish_reason {
-                FinishReason::Length => Verdict::Broken(
-                    "the judge's reply was cut off at its token limit (raise max_output_tokens)"
-                        .to_owned(),
-                ),
-                FinishReason::Refusal | FinishReason::ContentFilter => {
-                    Verdict::Broken("the judge's model refused to review the answer".to_owned())
-                }
-                _ => parse(&response.text),
+        Err(error) => (
+            Judgement {
+                verdict: Verdict::Broken(format!("the judge's provider failed: {error}")),
+                usage: Usage::default(),
+                provider: provider.to_owned(),
+                model: String::new(),
             },
-            usage: response.usage,
-        }, Some((answered_by, response))),
+            None,
+        ),
+        Ok((answered_by, response)) => (
+            Judgement {
+                provider: answered_by.clone(),
+                model: response.model.clone(),
+                verdict: match response.finish_reason {
+                    FinishReason::Length => Verdict::Broken(
+                        "the judge's reply was cut off at its token limit (raise max_output_tokens)"
+                            .to_owned(),
+                    ),
+                    FinishReason::Refusal | FinishReason::ContentFilter => Verdict::Broken(
+                        "the judge's model refused to review the answer".to_owned(),
+                    ),
+                    _ => parse(&response.text),
+                },
+                usage: response.usage,
+            },
+            Some((answered_by, response)),
+        ),
     };
     observe::judged(
         answered

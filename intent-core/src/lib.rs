@@ -198,6 +198,7 @@ pub use ratelimit::{RateLimit, RateLimiter};
 pub use request::{
     AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME,
 };
+pub use result::JudgeRecord;
 pub use result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
 
 #[cfg(feature = "derive")]

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::request::ReasoningEffort;
 
@@ -48,6 +48,10 @@ pub struct JudgeOptions {
 
 /// Options for one request. Every field is optional; `Default` is a plain request.
 ///
+/// A call takes its options from three places, field by field: its own setters and
+/// `.options(..)` first, then its intent file's options, then the client's
+/// [`default_options`](crate::IntentClientBuilder::default_options) (see [`merge`](Self::merge)).
+///
 /// ```
 /// use intent_core::{AiRequestOptions, IntentExample};
 ///
@@ -66,9 +70,15 @@ pub struct AiRequestOptions {
     pub expected_output_description: Option<String>,
     /// Added to the system message after a blank line: the role, the audience, the house style.
     pub system_instructions: Option<String>,
-    /// Worked examples, rendered in order and numbered from 1.
+    /// Worked examples, rendered in order and numbered from 1. A reply that copies an example's
+    /// output for an input that is not that example's fails its attempt with an
+    /// [`IssueKind::CopiedExample`](crate::IssueKind::CopiedExample) issue naming the example
+    /// ("Example 1"), sent back like any other finding.
     pub examples: Vec<IntentExample>,
-    /// The longest reply, in tokens, for each model call; a reply cut off there fails its attempt.
+    /// The longest reply, in tokens, for each model call. A reply cut off there fails its
+    /// attempt with an issue that states the limit and asks for a shorter answer; the limit is
+    /// never raised on a retry, and a retry cut off with the same text as the attempt before it
+    /// ends the call (raise the limit, or ask for less). The token budget may lower it.
     pub max_output_tokens: Option<u32>,
     /// The sampling temperature (0 to 2); none is sent when `None`.
     pub temperature: Option<f32>,
@@ -88,8 +98,9 @@ pub struct AiRequestOptions {
     /// where the first attempt went when `None`.
     pub escalation: Option<crate::Escalation>,
     /// Rule lines stated to the model after the result type's own, under "Rules for members of
-    /// `<result>`", each as `- lines[].quantity: at most 1000`. They are stated, not checked: an
-    /// intent catalog checks its rules itself (see `AiCall::validate_json`).
+    /// `<result>`", each written as the type's own are: "- `quantity` of each element of `lines`:
+    /// at most 1000". They are stated, not checked: an intent catalog checks its rules itself (see
+    /// `AiCall::validate_json`). Merging options adds rule lines up rather than replacing them.
     pub rule_lines: Vec<String>,
     /// A JSON schema for a `serde_json::Value` result, sent strict.
     pub output_schema: Option<Value>,
@@ -97,7 +108,13 @@ pub struct AiRequestOptions {
     pub judge: Option<JudgeOptions>,
     /// Overrides the client's `max_attempts` for this request.
     pub max_attempts: Option<u32>,
-    /// Overrides the client's token budget (input plus output, over every call) for this request.
+    /// Overrides the client's token budget for this request: input plus output tokens over every
+    /// model call, the judge's included. Each attempt's `max_output_tokens` is capped by what the
+    /// budget leaves (less the least its prompt is known to take), and an attempt that cannot fit
+    /// is not made: the call ends with an issue giving the figures. Input tokens are only known
+    /// from a reply, so the first prompt is not bounded: a budget smaller than the prompt ends
+    /// the call after its first attempt, having spent that prompt and at most the budget's
+    /// worth of output.
     pub max_total_tokens: Option<u64>,
     /// Overrides the client's wall-clock deadline for this request.
     pub deadline: Option<Duration>,
@@ -113,6 +130,127 @@ pub struct AiRequestOptions {
     /// pays off only for a prefix reused within the cache's lifetime (5 minutes), and only one long
     /// enough to be cached at all (1024 to 4096 tokens by model; a shorter one is silently not).
     pub prompt_caching: bool,
+    /// The sampling seed, for replies that repeat (OpenAI Chat Completions `seed`, Gemini
+    /// `generationConfig.seed`); none is sent when `None`. Anthropic and the OpenAI Responses API
+    /// take no seed: a request with one is refused by them before anything is sent.
+    pub seed: Option<u64>,
+    /// Nucleus sampling: only the most likely tokens whose probabilities add up to `top_p` (0
+    /// to 1) are drawn from (OpenAI `top_p`, Anthropic `top_p`, Gemini `topP`); none is sent
+    /// when `None`. Some newer Anthropic models refuse `top_p` together with a temperature.
+    pub top_p: Option<f32>,
+    /// Stop sequences: the model stops before writing any of them (OpenAI Chat Completions `stop`,
+    /// at most 4; Anthropic `stop_sequences`; Gemini `stopSequences`, at most 5). A reply stopped
+    /// inside its JSON fails verification like any other. The OpenAI Responses API takes no stop
+    /// sequences: a request with some is refused by it before anything is sent.
+    pub stop: Vec<String>,
+    /// Any other body field, for what this library does not model: each key is written at the top
+    /// level of the request body of whichever provider is asked, replacing a field of the same
+    /// name (for example `{"logit_bias": {...}}` or `{"service_tier": "flex"}`). Since a fallback
+    /// of another kind may refuse another API's fields, name a `provider` when you set one.
+    /// Part of the cache key only when set, so setting none leaves every key as it was.
+    pub extra_body: Option<Map<String, Value>>,
+}
+
+impl AiRequestOptions {
+    /// Lays `over` on these options, field by field: a field set in `over` (`Some`, a non-empty
+    /// list, `no_cache` true) wins; an unset one keeps what was here. Rule lines add up, and
+    /// `extra_body` merges key by key (`over`'s keys win). This is what
+    /// [`AiCall::options`](crate::AiCall::options) does with the options it is given.
+    ///
+    /// ```
+    /// use intent_core::AiRequestOptions;
+    ///
+    /// let mut options = AiRequestOptions { temperature: Some(0.0), model: Some("small".into()), ..Default::default() };
+    /// options.merge(AiRequestOptions { model: Some("large".into()), ..Default::default() });
+    /// assert_eq!(options.temperature, Some(0.0)); // unset in the second: kept
+    /// assert_eq!(options.model.as_deref(), Some("large")); // set in the second: wins
+    /// ```
+    pub fn merge(&mut self, over: AiRequestOptions) {
+        // Destructured in full, so a new field cannot be forgotten here.
+        let AiRequestOptions {
+            expected_output_description,
+            system_instructions,
+            examples,
+            max_output_tokens,
+            temperature,
+            model,
+            reasoning_effort,
+            thinking_budget,
+            provider,
+            rule_lines,
+            output_schema,
+            judge,
+            max_attempts,
+            max_total_tokens,
+            deadline,
+            no_cache,
+            seed,
+            top_p,
+            stop,
+            extra_body,
+            escalation,
+            prompt_caching,
+        } = over;
+        fn set<T>(field: &mut Option<T>, over: Option<T>) {
+            if over.is_some() {
+                *field = over;
+            }
+        }
+        set(
+            &mut self.expected_output_description,
+            expected_output_description,
+        );
+        set(&mut self.system_instructions, system_instructions);
+        if !examples.is_empty() {
+            self.examples = examples;
+        }
+        set(&mut self.max_output_tokens, max_output_tokens);
+        set(&mut self.temperature, temperature);
+        set(&mut self.model, model);
+        set(&mut self.reasoning_effort, reasoning_effort);
+        set(&mut self.thinking_budget, thinking_budget);
+        set(&mut self.provider, provider);
+        set(&mut self.escalation, escalation);
+        self.prompt_caching |= prompt_caching;
+        for line in rule_lines {
+            if !self.rule_lines.contains(&line) {
+                self.rule_lines.push(line);
+            }
+        }
+        set(&mut self.output_schema, output_schema);
+        set(&mut self.judge, judge);
+        set(&mut self.max_attempts, max_attempts);
+        set(&mut self.max_total_tokens, max_total_tokens);
+        set(&mut self.deadline, deadline);
+        self.no_cache |= no_cache;
+        set(&mut self.seed, seed);
+        set(&mut self.top_p, top_p);
+        if !stop.is_empty() {
+            self.stop = stop;
+        }
+        match (&mut self.extra_body, extra_body) {
+            (Some(mine), Some(theirs)) => mine.extend(theirs),
+            (mine, theirs @ Some(_)) => *mine = theirs,
+            (_, None) => {}
+        }
+    }
+
+    /// These options laid on `defaults`: what a call with these options runs with on a client
+    /// whose default options are `defaults` (see [`merge`](Self::merge)).
+    ///
+    /// ```
+    /// use intent_core::AiRequestOptions;
+    ///
+    /// let client_wide = AiRequestOptions { temperature: Some(0.0), max_output_tokens: Some(400), ..Default::default() };
+    /// let call = AiRequestOptions { max_output_tokens: Some(50), ..Default::default() };
+    /// let effective = call.over(&client_wide);
+    /// assert_eq!((effective.temperature, effective.max_output_tokens), (Some(0.0), Some(50)));
+    /// ```
+    pub fn over(self, defaults: &AiRequestOptions) -> AiRequestOptions {
+        let mut options = defaults.clone();
+        options.merge(self);
+        options
+    }
 }
 
 /// Options for every call of a client.
@@ -129,7 +267,8 @@ pub struct IntentClientOptions {
     pub max_input_chars: usize,
     /// Attempts per call, the first included (at least 1).
     pub max_attempts: u32,
-    /// A token budget per call (input plus output, over every call), when set.
+    /// A token budget per call (input plus output, over every call), when set; see
+    /// [`AiRequestOptions::max_total_tokens`] for what it bounds.
     pub max_total_tokens: Option<u64>,
     /// A wall-clock deadline per call, when set.
     pub deadline: Option<Duration>,

@@ -128,6 +128,16 @@ pub struct AiRequest {
     /// Images and documents sent with the user message, in order (their bytes shared, never
     /// copied per attempt or per fallback).
     pub attachments: Vec<Attachment>,
+    /// The sampling seed; none is sent when `None`. A provider that takes none refuses a request
+    /// with one, before anything is sent (see [`AiRequestOptions::seed`](crate::AiRequestOptions::seed)).
+    pub seed: Option<u64>,
+    /// Nucleus sampling's `top_p`; none is sent when `None`.
+    pub top_p: Option<f32>,
+    /// Stop sequences; none are sent when empty.
+    pub stop: Vec<String>,
+    /// Body fields written at the top level of the provider's request body, replacing any of the
+    /// same name; shared by every attempt of a call.
+    pub extra_body: Option<Arc<serde_json::Map<String, Value>>>,
 }
 
 impl AiRequest {
@@ -146,7 +156,39 @@ impl AiRequest {
             thinking_budget: None,
             prompt_caching: false,
             attachments: Vec::new(),
+            seed: None,
+            top_p: None,
+            stop: Vec::new(),
+            extra_body: None,
         }
+    }
+
+    /// The seed, `top_p`, stop sequences and extra body fields as one cache-key part, or `None`
+    /// when none is set (so the keys of requests without them stay what they were).
+    pub(crate) fn sampling_key(&self) -> Option<String> {
+        if self.seed.is_none()
+            && self.top_p.is_none()
+            && self.stop.is_empty()
+            && self.extra_body.is_none()
+        {
+            return None;
+        }
+        let mut part = String::from("sampling");
+        if let Some(seed) = self.seed {
+            part.push_str(&format!(";seed={seed}"));
+        }
+        if let Some(top_p) = self.top_p {
+            part.push_str(&format!(";top_p={}", top_p.to_bits()));
+        }
+        if !self.stop.is_empty() {
+            part.push_str(";stop=");
+            part.push_str(&serde_json::to_string(&self.stop).unwrap_or_default());
+        }
+        if let Some(extra) = &self.extra_body {
+            part.push_str(";extra_body=");
+            part.push_str(&serde_json::to_string(&**extra).unwrap_or_default());
+        }
+        Some(part)
     }
 
     /// The bytes of the request's messages, schema and attachments (as base64), for sizing a

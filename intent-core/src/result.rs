@@ -55,6 +55,8 @@ pub enum IssueKind {
     /// An empty list answer to an input that is not empty: questioned once per call, then taken
     /// as honest.
     Empty,
+    /// The reply is a worked example's output, copied for an input that is not that example's.
+    CopiedExample,
 }
 
 /// One finding about a reply or a call, written for the model to act on.
@@ -191,6 +193,48 @@ pub struct AttemptRecord {
     /// people: a strict schema the provider refused (the attempt sent again in JSON-object mode),
     /// an escalation to a stronger model.
     pub notices: Vec<ResultIssue>,
+    /// The judge's verdict on this attempt's answer, when a judge ran (it runs only on an answer
+    /// that passed every other check).
+    pub judge: Option<JudgeRecord>,
+}
+
+/// What the judge said about one attempt's answer: its verdict, its problems, and what it cost.
+///
+/// ```
+/// use intent_core::prelude::*;
+/// use intent_core::JudgeOptions;
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// # rt.block_on(async {
+/// let model = ScriptedProvider::new([
+///     r#"{"value": "Bonjour"}"#,
+///     r#"{"verdict": "fail", "problems": ["Translate into Spanish, not French."]}"#,
+///     r#"{"value": "Hola"}"#,
+///     r#"{"verdict": "pass", "problems": []}"#,
+/// ]);
+/// let client = IntentClient::new(model);
+/// let hello = <Option<String>>::ai(&client, "Hello", "Translate into Spanish.").judge(JudgeOptions::default()).await;
+/// let first = hello.attempts()[0].judge.as_ref().unwrap();
+/// assert!(!first.passed);
+/// assert_eq!(first.problems, ["Translate into Spanish, not French."]);
+/// assert!(hello.attempts()[1].judge.as_ref().unwrap().passed);
+/// # });
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct JudgeRecord {
+    /// True when the judge found that the answer carries out the intent.
+    pub passed: bool,
+    /// The problems the judge listed (empty when it passed the answer).
+    pub problems: Vec<String>,
+    /// Why the judge could not decide (its reply unreadable, its provider failed); `passed` is
+    /// then false.
+    pub error: Option<String>,
+    /// The provider the judge asked.
+    pub provider: String,
+    /// The model that judged, as the provider reported it (empty when no reply came).
+    pub model: String,
+    /// The judge call's usage (also counted in the attempt's `usage`).
+    pub usage: Usage,
 }
 
 impl AttemptRecord {
@@ -208,6 +252,7 @@ impl AttemptRecord {
             finish_reason: None,
             reasoning: None,
             notices: Vec::new(),
+            judge: None,
         }
     }
 

@@ -104,6 +104,16 @@ fn assert_recorded<T>(result: &AiResult<T>) {
     assert_eq!(usage.calls as usize, result.attempts().len());
 }
 
+/// Prints each attempt's raw output and issues, for a failure's log.
+fn print_attempts<T>(result: &AiResult<T>) {
+    for attempt in result.attempts() {
+        eprintln!(
+            "attempt {}: {:?} {:?}",
+            attempt.number, attempt.raw_output, attempt.issues
+        );
+    }
+}
+
 /// The raw output of the first attempt, read as JSON: the grammar held the model to it.
 fn raw_json<T>(result: &AiResult<T>) -> Value {
     let raw = &result.attempts()[0].raw_output;
@@ -276,20 +286,20 @@ async fn a_small_max_output_tokens_truncates_and_fails_the_attempt() {
 
 #[tokio::test]
 #[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
-async fn a_failed_require_is_retried_with_the_finding_and_then_fixed_or_reported() {
+async fn a_failed_check_is_retried_with_the_finding_and_then_fixed_or_reported() {
+    // A `validate` check is not stated up front (a `require` rule is: see the next test), so the
+    // first answer (7 fruits) fails it and the finding goes back to the model.
     let result = u32::ai(&client(3), "3 apples and 4 pears", "Count the fruits.")
         .options(options(16))
-        .require(
-            |n| *n >= 100,
-            "The answer must be the number of fruits multiplied by 100.",
-        )
+        .validate(|n| {
+            if *n >= 100 {
+                Vec::new()
+            } else {
+                vec!["The answer must be the number of fruits multiplied by 100.".to_owned()]
+            }
+        })
         .await;
-    for attempt in result.attempts() {
-        eprintln!(
-            "attempt {}: {:?} {:?}",
-            attempt.number, attempt.raw_output, attempt.issues
-        );
-    }
+    print_attempts(&result);
     assert_recorded(&result);
     let attempts = result.attempts();
     assert!(
@@ -308,6 +318,26 @@ async fn a_failed_require_is_retried_with_the_finding_and_then_fixed_or_reported
         );
         assert_eq!(attempts.len(), 3);
     }
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn a_require_rule_stated_up_front_is_met_on_the_first_attempt() {
+    // The same rule as a `validate` check fails the first answer (the test above); as a
+    // `require` rule it is in the first prompt's output requirements, and the model meets it.
+    let result = u32::ai(&client(3), "3 apples and 4 pears", "Count the fruits.")
+        .options(options(16))
+        .require(
+            |n| *n >= 100,
+            "The answer must be the number of fruits multiplied by 100.",
+        )
+        .await;
+    print_attempts(&result);
+    assert_recorded(&result);
+    assert_eq!(result.attempts().len(), 1, "{:?}", result.attempts());
+    assert!(result.attempts()[0].issues.is_empty());
+    // The rule holds; this small model's arithmetic need not (it answers 3000).
+    assert!(result.into_result().unwrap() >= 100);
 }
 
 #[tokio::test]

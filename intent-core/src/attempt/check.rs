@@ -3,7 +3,9 @@
 
 use tracing::Instrument;
 
+use super::copied::copied_example;
 use super::limits::Limits;
+use super::truncation::cut_issue;
 use super::Job;
 use crate::call::{Check, JsonCheck};
 use crate::intent::Intent;
@@ -12,7 +14,7 @@ use crate::observe;
 use crate::provider::{AiResponse, FinishReason};
 use crate::read;
 use crate::request::AiRequest;
-use crate::result::{AttemptRecord, IssueKind, ResultIssue, Usage};
+use crate::result::{AttemptRecord, IssueKind, JudgeRecord, ResultIssue, Usage};
 use crate::shape::TypeInfo;
 
 /// How an answer's checks ended.
@@ -38,7 +40,7 @@ pub(super) async fn check<T>(
     usage: &mut Usage,
     span: &tracing::Span,
 ) -> Checked<T> {
-    if let Some(issue) = finish_issue(response, job.plan.max_output_tokens()) {
+    if let Some(issue) = finish_issue(response, request.max_output_tokens) {
         record.issues.push(issue);
         return Checked::Failed;
     }
@@ -49,6 +51,10 @@ pub(super) async fn check<T>(
             return Checked::Failed;
         }
     };
+    if let Some(issue) = copied_example(&job.options.examples, &job.input.text, &response.text) {
+        record.issues.push(issue);
+        return Checked::Failed;
+    }
     let Some(judge_options) = &job.options.judge else {
         return Checked::Passed(value);
     };
@@ -70,6 +76,19 @@ pub(super) async fn check<T>(
     };
     record.usage += judgement.usage;
     *usage += judgement.usage;
+    let (passed, problems, error) = match &judgement.verdict {
+        Verdict::Pass => (true, Vec::new(), None),
+        Verdict::Fail(problems) => (false, problems.clone(), None),
+        Verdict::Broken(message) => (false, Vec::new(), Some(message.clone())),
+    };
+    record.judge = Some(JudgeRecord {
+        passed,
+        problems,
+        error,
+        provider: judgement.provider,
+        model: judgement.model,
+        usage: judgement.usage,
+    });
     match judgement.verdict {
         Verdict::Pass => return Checked::Passed(value),
         Verdict::Fail(problems) if problems.is_empty() => {
@@ -130,15 +149,7 @@ pub(crate) fn finish_issue(
     max_output_tokens: Option<u32>,
 ) -> Option<ResultIssue> {
     match &response.finish_reason {
-        FinishReason::Length => Some(ResultIssue::new(
-            IssueKind::Truncated,
-            match max_output_tokens {
-                Some(limit) => format!(
-                    "The reply was cut off at the token limit (max_output_tokens = {limit}). Give a complete answer that fits within {limit} tokens: shorter, with no extra text."
-                ),
-                None => "The reply was cut off at the model's token limit. Give a complete, shorter answer with no extra text.".to_owned(),
-            },
-        )),
+        FinishReason::Length => Some(cut_issue(max_output_tokens, response.text.chars().count())),
         FinishReason::Refusal => Some(ResultIssue::new(
             IssueKind::Refused,
             match &response.refusal {

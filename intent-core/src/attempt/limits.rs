@@ -55,6 +55,11 @@ impl Limits {
         }
     }
 
+    /// The call's token budget, when it has one.
+    pub(super) fn token_budget(&self) -> Option<u64> {
+        self.token_budget
+    }
+
     /// When the deadline falls, if the call has one.
     pub(super) fn deadline_at(&self) -> Option<Instant> {
         self.deadline.map(|(_, at)| at)

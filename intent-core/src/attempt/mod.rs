@@ -7,10 +7,13 @@
 //!    call's result.
 
 mod answer;
+mod budget;
 mod check;
+mod copied;
 mod empty;
 mod finish;
 mod limits;
+mod truncation;
 
 use std::any::type_name;
 use std::future::{Future, IntoFuture};
@@ -67,6 +70,14 @@ impl<T> Job<'_, '_, T> {
     /// The client's cache, unless the request skips it.
     fn cache(&self) -> Option<&dyn Cache> {
         self.client.cache().filter(|_| !self.options.no_cache)
+    }
+}
+
+/// The name of the provider an attempt of `job` asks first: the named one, else the primary.
+fn first_asked<'c, T>(job: &Job<'c, '_, T>) -> &'c str {
+    match job.options.provider.as_deref() {
+        Some(named) => named,
+        None => job.client.providers().first().map_or("", |p| p.name()),
     }
 }
 
@@ -156,8 +167,13 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
     let mut first_key = None;
     for number in 1..=limits.max_attempts {
         let started = Instant::now();
-        let request = job.plan.request(tally.last());
+        let mut request = job.plan.request(tally.last());
         let mut record = AttemptRecord::new(number);
+        // Until a provider answers, the record names the one that would be asked.
+        record.provider = first_asked(job).to_owned();
+        if let Err(limit) = budget::fit(&mut request, limits, tally.usage, &tally.records) {
+            return tally.fail_with(Some(limit));
+        }
         let span = observe::spans::attempt(number);
         observe::attempt_started(number);
 
@@ -171,7 +187,9 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
                 }
                 Answered::Failed(error) => {
                     record.latency = started.elapsed();
-                    record.provider.clone_from(&error.provider);
+                    if !error.provider.is_empty() {
+                        record.provider.clone_from(&error.provider);
+                    }
                     // A rate limit that would hold the request past the deadline is the call's
                     // limit.
                     let kind = match error.kind {
@@ -214,7 +232,11 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
             finish::store(job.cache(), first_key.as_ref(), &record).await;
             return tally.succeed(value, record);
         }
+        let repeated = truncation::repeated_cut(tally.last(), &record);
         tally.records.push(record);
+        if repeated.is_some() {
+            return tally.fail_with(repeated);
+        }
 
         // The judge's own failure is not the answer's fault: asking the model again would not help.
         if judge_broken {

@@ -61,6 +61,7 @@ impl CacheKey {
             .iter()
             .map(crate::attachment::cache_part)
             .collect();
+        let sampling = request.sampling_key();
         CacheKey::from_parts(
             [
                 "intent-cache-v1",
@@ -77,7 +78,8 @@ impl CacheKey {
             .into_iter()
             .chain(effort.as_deref())
             .chain(budget.as_deref())
-            .chain(attachments.iter().map(String::as_str)),
+            .chain(attachments.iter().map(String::as_str))
+            .chain(sampling.as_deref()),
         )
     }
 

@@ -64,7 +64,7 @@ pub(crate) struct RawFile {
 #[serde(
     deny_unknown_fields,
     rename_all = "camelCase",
-    expecting = "an intent: a mapping with `name`, `intent`, `shape` and optional `rules`, `examples`, `tests`, `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `model` and `provider`"
+    expecting = "an intent: a mapping with `name`, `intent`, `shape` and optional `rules`, `examples`, `tests`, `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `temperature`, `model` and `provider`"
 )]
 pub(crate) struct RawIntent {
     pub(crate) name: String,
@@ -79,6 +79,8 @@ pub(crate) struct RawIntent {
     pub(crate) expected_output_description: Option<String>,
     pub(crate) system_instructions: Option<String>,
     pub(crate) max_output_tokens: Option<u32>,
+    /// The sampling temperature, 0 to 2.
+    pub(crate) temperature: Option<f32>,
     pub(crate) model: Option<String>,
     pub(crate) provider: Option<String>,
 }

@@ -263,6 +263,13 @@ pub(crate) fn compile(
             "`maxOutputTokens` must be at least 1".to_owned(),
         ));
     }
+    if let Some(t) = raw.temperature.filter(|t| !(0.0..=2.0).contains(t)) {
+        return Err(fail(
+            Some("temperature"),
+            0,
+            format!("`temperature` must be between 0 and 2; the file sets {t}"),
+        ));
+    }
 
     let mut examples = Vec::with_capacity(raw.examples.len());
     let mut example_values = Vec::with_capacity(raw.examples.len());
@@ -316,6 +323,7 @@ pub(crate) fn compile(
         system_instructions: raw.system_instructions,
         examples,
         max_output_tokens: raw.max_output_tokens,
+        temperature: raw.temperature,
         model: raw.model,
         provider: raw.provider,
         output_schema,

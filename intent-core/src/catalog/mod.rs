@@ -9,7 +9,7 @@
 //! | `shape` | the label of the Rust type the caller asks for (`PurchaseRequest`, `List<Line>`, `string`), or an inline JSON Schema |
 //! | `rules` | per member path, any of `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`, `uniqueItems`, `enum` |
 //! | `examples` | `input` and `output`, the output written exactly as the model should answer (`{"value": ...}`, or plain text for a `string` shape); a string is taken as it is, any other value as compact JSON |
-//! | `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `model`, `provider` | the request options of the same names |
+//! | `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `temperature` (0 to 2), `model`, `provider` | the request options of the same names, over the client's defaults and under the call's own |
 //! | `tests` | inputs and what the answer must be: `expected`, `checks` or `fails: true` (see [`IntentTest`]), run by the `intent test` command |
 //!
 //! A rule's path names members by their wire names, separated by dots; `[]` means every element

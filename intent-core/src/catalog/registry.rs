@@ -165,9 +165,10 @@ impl Catalog {
     /// `.require(..)` and `.validate(..)`, then `.await` it for an [`AiResult<T>`](crate::AiResult).
     ///
     /// A `T` whose label is not the file's `shape` (or an unknown name, or a schema-shaped intent)
-    /// gives a failed result with that error, and nothing is sent. Calling `.options(..)` on the
-    /// returned call replaces the file's options: start from
-    /// [`get(name)?.options()`](CatalogIntent::options) to change one.
+    /// gives a failed result with that error, and nothing is sent. The file's options lie over the
+    /// client's [`default_options`](crate::IntentClient::default_options); the returned call's
+    /// setters and `.options(..)` lie over the file's, field by field (a field they leave unset
+    /// keeps the file's value).
     ///
     /// ```
     /// use intent_core::catalog::Catalog;

@@ -8,12 +8,13 @@ use serde_json::Value;
 
 use super::chunk::Element;
 use super::result::Progress;
-use crate::call::{require_check, Check};
+use crate::call::{require_check, require_line, Check};
 use crate::client::IntentClient;
 use crate::input;
 use crate::intent::Intent;
 use crate::options::AiRequestOptions;
 use crate::result::{IssueKind, ResultIssue};
+use crate::shape::MemberStep;
 
 /// Elements per chunk unless [`CollectionCall::chunk_size`] says otherwise.
 pub const DEFAULT_CHUNK_SIZE: usize = 50;
@@ -241,7 +242,7 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
             keys,
             elements,
             label,
-            options: AiRequestOptions::default(),
+            options: client.default_options().clone(),
             chunk_size: DEFAULT_CHUNK_SIZE,
             concurrency: DEFAULT_CONCURRENCY,
             on_progress: None,
@@ -249,9 +250,20 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
         }
     }
 
-    /// Sets the options of every chunk's request.
+    /// Lays `options` over the options of every chunk's request, field by field (see
+    /// [`AiRequestOptions::merge`]): a field set in `options` wins, an unset one keeps what the
+    /// client's defaults or an earlier setter gave it.
+    ///
+    /// ```
+    /// use intent_core::prelude::*;
+    /// # let client = IntentClient::new(ScriptedProvider::new(["{}"]));
+    /// let call = client
+    ///     .map_each::<String>(&["red"], "Translate into French.")
+    ///     .options(AiRequestOptions { temperature: Some(0.0), ..Default::default() });
+    /// # drop(call);
+    /// ```
     pub fn options(mut self, options: AiRequestOptions) -> Self {
-        self.options = options;
+        self.options.merge(options);
         self
     }
 
@@ -276,13 +288,22 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
     }
 
     /// Adds a rule on each element's value: when `predicate` is false, `message` goes back to the
-    /// model for that element.
+    /// model for that element. It is also stated in every chunk's output requirements, among the
+    /// member rules, so a model can meet it on the first attempt.
     pub fn require(
         mut self,
         predicate: impl Fn(&O) -> bool + Send + Sync + 'a,
         message: impl Into<String>,
     ) -> Self {
-        self.checks.push(require_check(predicate, message.into()));
+        let message = message.into();
+        let subject: &[MemberStep<'_>] = match self.mode {
+            Mode::Each => &[MemberStep::Each, MemberStep::Member("value")],
+            Mode::Keyed => &[MemberStep::EachValue],
+        };
+        self.options
+            .rule_lines
+            .extend(require_line(subject, &message));
+        self.checks.push(require_check(predicate, message));
         self
     }
 

@@ -42,6 +42,10 @@ pub struct PromptPlan {
     prompt_caching: bool,
     /// Sent with every attempt; their bytes are shared.
     attachments: Vec<Attachment>,
+    seed: Option<u64>,
+    top_p: Option<f32>,
+    stop: Vec<String>,
+    extra_body: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
 }
 
 /// Plans a call: the response format and schema for the target, and the fixed part of the prompt.
@@ -197,6 +201,10 @@ pub fn plan(
         thinking_budget: options.thinking_budget,
         prompt_caching: options.prompt_caching,
         attachments: input.attachments.clone(),
+        seed: options.seed,
+        top_p: options.top_p,
+        stop: options.stop.clone(),
+        extra_body: options.extra_body.clone().map(Arc::new),
     })
 }
 
@@ -227,6 +235,10 @@ impl PromptPlan {
             thinking_budget: self.thinking_budget,
             prompt_caching: self.prompt_caching,
             attachments: self.attachments.clone(),
+            seed: self.seed,
+            top_p: self.top_p,
+            stop: self.stop.clone(),
+            extra_body: self.extra_body.clone(),
         }
     }
 

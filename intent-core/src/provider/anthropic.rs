@@ -327,11 +327,16 @@ impl AnthropicProvider {
             temperature: request
                 .temperature
                 .filter(|_| self.send_temperature && !thinks),
+            sampling: super::sampling::anthropic(request, &self.name)?,
             thinking,
             output_config,
             stream: stream.then_some(true),
         };
-        json_body(&body, request.text_len(), &self.name)
+        super::sampling::extra_body(
+            json_body(&body, request.text_len(), &self.name)?,
+            request,
+            &self.name,
+        )
     }
 
     /// Where requests go, and the key they carry.
@@ -394,6 +399,8 @@ struct MessagesBody<'a> {
     messages: [Message<'a>; 1],
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
+    #[serde(flatten)]
+    sampling: super::sampling::AnthropicSampling<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     thinking: Option<Thinking>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -12,6 +12,7 @@ mod openai_parts;
 mod openai_responses;
 mod openai_usage;
 mod prompt_cache;
+mod sampling;
 mod scripted;
 mod sse;
 mod stream;

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::openai_parts as parts;
 use super::openai_responses;
 use super::openai_usage::{self, TokenDetails};
+use super::sampling;
 use super::transport::{
     display_url, env_var, join_url, json_body, transport_settings, ApiKey, EnvEndpoint, Prepared,
     Target, Transport,
@@ -397,13 +398,18 @@ impl OpenAiProvider {
             temperature: request.temperature,
             reasoning_effort: request.reasoning_effort,
             prompt_cache_key: super::prompt_cache::openai_cache_key(request),
+            sampling: sampling::chat(request, &self.name)?,
             response_format,
             stream: stream.then_some(true),
             stream_options: stream.then_some(StreamOptions {
                 include_usage: true,
             }),
         };
-        json_body(&body, request.text_len(), &self.name)
+        sampling::extra_body(
+            json_body(&body, request.text_len(), &self.name)?,
+            request,
+            &self.name,
+        )
     }
 
     /// Where requests go, and the key they carry.
@@ -475,6 +481,8 @@ struct ChatBody<'a> {
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<ReasoningEffort>,
+    #[serde(flatten)]
+    sampling: sampling::ChatSampling<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_key: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

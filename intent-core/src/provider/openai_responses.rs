@@ -88,11 +88,16 @@ pub(super) fn body(
         max_output_tokens: request.max_output_tokens,
         temperature: request.temperature,
         reasoning: request.reasoning_effort.map(|effort| Reasoning { effort }),
+        sampling: super::sampling::responses(request, provider)?,
         text: Text { format },
         prompt_cache_key: super::prompt_cache::openai_cache_key(request),
         store: false,
     };
-    json_body(&body, request.text_len(), provider)
+    super::sampling::extra_body(
+        json_body(&body, request.text_len(), provider)?,
+        request,
+        provider,
+    )
 }
 
 #[derive(Serialize)]
@@ -107,6 +112,8 @@ struct ResponsesBody<'a> {
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning: Option<Reasoning>,
+    #[serde(flatten)]
+    sampling: super::sampling::ResponsesSampling,
     text: Text<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_key: Option<String>,

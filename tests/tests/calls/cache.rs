@@ -61,8 +61,16 @@ async fn a_cached_reply_that_fails_a_new_rule_goes_back_to_the_model() {
     let client = cached_client(&model, cache);
     let first = u32::ai(&client, "lots", "Pick a quantity.").await;
     assert_eq!(first.value(), Some(&1500));
+    // A `validate` check is not stated in the prompt (a `require` rule is, which makes it a new
+    // request), so the cached reply is found and checked.
     let capped = u32::ai(&client, "lots", "Pick a quantity.")
-        .require(|q| *q <= 1000, "Quantity must be at most 1000.")
+        .validate(|q| {
+            if *q <= 1000 {
+                Vec::new()
+            } else {
+                vec!["Quantity must be at most 1000.".to_owned()]
+            }
+        })
         .await;
     assert_eq!(capped.value(), Some(&1000));
     assert_eq!(capped.attempts().len(), 2);

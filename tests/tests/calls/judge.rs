@@ -135,3 +135,64 @@ async fn usage_is_summed_over_three_attempts_and_a_judge_call() {
         .fold(Usage::default(), |sum, a| sum + a.usage);
     assert_eq!(summed, result.usage());
 }
+
+#[tokio::test]
+async fn each_attempt_records_the_judges_verdict_problems_usage_and_model() {
+    let mut reviewer_reply = reply(
+        r#"{"verdict": "fail", "problems": ["Count the numbers too."]}"#,
+        30,
+        8,
+    );
+    reviewer_reply.model = "judge-model-1".into();
+    let model = ScriptedProvider::new([
+        reply(r#"{"value": 3}"#, 10, 2),
+        reviewer_reply,
+        reply(r#"{"value": 4}"#, 12, 2),
+        reply(r#"{"verdict": "pass", "problems": []}"#, 31, 4),
+    ]);
+    let client = IntentClient::new(model);
+    let result = u32::ai(&client, "a b c 4", "Count the words.")
+        .judge(JudgeOptions::default())
+        .await;
+    assert_eq!(result.value(), Some(&4));
+    let first = result.attempts()[0].judge.as_ref().expect("a judge ran");
+    assert!(!first.passed);
+    assert_eq!(first.problems, ["Count the numbers too."]);
+    assert_eq!(first.error, None);
+    assert_eq!(first.provider, "scripted");
+    assert_eq!(first.model, "judge-model-1");
+    assert_eq!(
+        (first.usage.input_tokens, first.usage.output_tokens),
+        (30, 8)
+    );
+    let second = result.attempts()[1].judge.as_ref().expect("a judge ran");
+    assert!(second.passed && second.problems.is_empty());
+}
+
+#[tokio::test]
+async fn a_broken_judge_is_on_the_record_with_its_reason_and_no_judge_means_none() {
+    let model = ScriptedProvider::new([r#"{"value": 3}"#, "I think it is fine."]);
+    let client = IntentClient::new(model);
+    let result = u32::ai(&client, "a b c", "Count the words.")
+        .options(judged())
+        .await;
+    let record = result.attempts()[0].judge.as_ref().expect("a judge ran");
+    assert!(!record.passed);
+    assert!(
+        record.error.as_deref().unwrap().contains("not a verdict"),
+        "{record:?}"
+    );
+
+    // An answer that fails its own checks is not judged; a call without a judge records none.
+    let model =
+        ScriptedProvider::new(["not a number", r#"{"value": 3}"#, r#"{"verdict": "pass"}"#]);
+    let client = IntentClient::new(model);
+    let result = u32::ai(&client, "a b c", "Count the words.")
+        .options(judged())
+        .await;
+    assert!(result.attempts()[0].judge.is_none());
+    assert!(result.attempts()[1].judge.as_ref().unwrap().passed);
+    let client = IntentClient::new(ScriptedProvider::new([r#"{"value": 3}"#]));
+    let plain = u32::ai(&client, "a b c", "Count the words.").await;
+    assert!(plain.attempts()[0].judge.is_none());
+}

@@ -615,16 +615,21 @@ async fn a_recording_of_the_real_model_replays_offline() {
         attempt.usage
     );
 
-    // A rule the model's first answer breaks: retried with the finding, replayed attempt for attempt.
+    // A check the model's first answer breaks: retried with the finding, replayed attempt for
+    // attempt. (A `validate` check, which the first prompt does not state; a `require` rule is
+    // stated up front, and this model meets it at once.)
     let fruits = u32::ai(&client, "3 apples and 4 pears", "Count the fruits.")
         .options(AiRequestOptions {
             max_output_tokens: Some(16),
             ..options
         })
-        .require(
-            |n| *n >= 100,
-            "The answer must be the number of fruits multiplied by 100.",
-        )
+        .validate(|n| {
+            if *n >= 100 {
+                Vec::new()
+            } else {
+                vec!["The answer must be the number of fruits multiplied by 100.".to_owned()]
+            }
+        })
         .await;
     assert!(fruits.attempts().len() >= 2, "{:?}", fruits.attempts());
     assert_eq!(fruits.attempts()[0].issues[0].kind, IssueKind::Check);

@@ -14,6 +14,7 @@ mod prompt_caching;
 mod reasoning;
 mod redirects;
 mod responses;
+mod sampling;
 mod scripted_stream;
 mod secrets;
 mod sse_server;

@@ -331,6 +331,7 @@ async fn purchase_request_with_every_option() {
         "Extract the purchase request from this email.",
     )
     .options(options)
+    .require(|o| o.quantity <= 1000, "Quantity must be at most 1000.")
     .await;
     assert!(order.is_success(), "{:?}", order.issues());
     assert_eq!(

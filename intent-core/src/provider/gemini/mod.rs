@@ -314,9 +314,14 @@ impl GeminiProvider {
                     request.thinking_budget,
                     request.reasoning_effort,
                 ),
+                sampling: super::sampling::gemini(request, &self.name)?,
             },
         };
-        json_body(&body, request.text_len(), &self.name)
+        super::sampling::extra_body(
+            json_body(&body, request.text_len(), &self.name)?,
+            request,
+            &self.name,
+        )
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {

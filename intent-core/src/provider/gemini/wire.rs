@@ -71,6 +71,8 @@ pub(super) struct GenerationConfig<'a> {
     pub(super) temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) thinking_config: Option<ThinkingConfig>,
+    #[serde(flatten)]
+    pub(super) sampling: crate::provider::sampling::GeminiSampling<'a>,
 }
 
 #[derive(Serialize, Debug, PartialEq, Eq)]
