@@ -83,6 +83,7 @@ mod judge;
 mod options;
 mod request;
 mod result;
+mod relay;
 mod send;
 
 pub mod cache;
@@ -95,6 +96,7 @@ pub mod ratelimit;
 pub mod read;
 pub mod schema;
 pub mod shape;
+pub mod stream;
 pub mod testing;
 
 pub use call::AiCall;
@@ -128,6 +130,7 @@ pub mod prelude {
         AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient, IntentClientOptions,
         IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort, ResultIssue, Usage,
     };
+    pub use crate::stream::{ElementEvent, Partial, StreamEvent};
 }
 
 /// Support for the derive's generated code, and internals the tests and benchmarks check on

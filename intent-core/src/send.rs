@@ -3,8 +3,32 @@
 use std::time::Instant;
 
 use crate::client::IntentClient;
-use crate::provider::{AiResponse, ProviderError, ProviderErrorKind};
+use crate::provider::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
 use crate::request::AiRequest;
+
+/// How one provider is asked for its reply: whole ([`Provider::complete`]), or streamed and
+/// relayed as it comes (`relay::Streamed`). Fallback, rate limits and call counting are the same
+/// whichever way.
+pub(crate) trait Ask: Sync {
+    fn ask<'a>(
+        &'a self,
+        provider: &'a dyn Provider,
+        request: &'a AiRequest,
+    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>>;
+}
+
+/// The reply read whole.
+struct Whole;
+
+impl Ask for Whole {
+    fn ask<'a>(
+        &'a self,
+        provider: &'a dyn Provider,
+        request: &'a AiRequest,
+    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+        provider.complete(request)
+    }
+}
 
 /// Sends a request to the named provider, or to the primary and then each fallback in turn.
 ///
@@ -26,6 +50,17 @@ pub(crate) async fn send_within(
     named: Option<&str>,
     deadline: Option<Instant>,
 ) -> Result<(String, AiResponse), ProviderError> {
+    send_via(client, request, named, deadline, &Whole).await
+}
+
+/// [`send_within`], each provider asked through `ask`.
+pub(crate) async fn send_via(
+    client: &IntentClient,
+    request: &AiRequest,
+    named: Option<&str>,
+    deadline: Option<Instant>,
+    ask: &dyn Ask,
+) -> Result<(String, AiResponse), ProviderError> {
     let providers = client.providers();
     if let Some(name) = named {
         let Some(index) = providers.iter().position(|p| p.name() == name) else {
@@ -38,11 +73,11 @@ pub(crate) async fn send_within(
                 ),
             ));
         };
-        return complete(client, index, request, deadline).await;
+        return complete(client, index, request, deadline, ask).await;
     }
     let mut last_error = None;
     for (index, provider) in providers.iter().enumerate() {
-        match complete(client, index, request, deadline).await {
+        match complete(client, index, request, deadline, ask).await {
             Ok(answer) => return Ok(answer),
             Err(error) => {
                 if index + 1 < providers.len() {
@@ -68,17 +103,18 @@ async fn complete(
     index: usize,
     request: &AiRequest,
     deadline: Option<Instant>,
+    ask: &dyn Ask,
 ) -> Result<(String, AiResponse), ProviderError> {
     let provider = &client.providers()[index];
     let name = provider.name().to_owned();
     let outcome = match client.rate_limiter(index) {
-        None => provider.complete(request).await,
+        None => ask.ask(&**provider, request).await,
         Some(limiter) => {
             let permit = limiter
                 .acquire(request, deadline)
                 .await
                 .map_err(|e| e.with_provider(name.clone()))?;
-            let outcome = provider.complete(request).await;
+            let outcome = ask.ask(&**provider, request).await;
             limiter.settle(permit, outcome.as_ref()).await;
             outcome
         }

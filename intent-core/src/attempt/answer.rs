@@ -10,7 +10,8 @@ use crate::client::IntentClient;
 use crate::provider::{AiResponse, ProviderError};
 use crate::request::AiRequest;
 use crate::result::Usage;
-use crate::send::send_within;
+use crate::relay::Streamed;
+use crate::send::{send_via, send_within};
 
 /// A reply and where it came from.
 pub(super) struct Answer {
@@ -53,12 +54,20 @@ pub(super) async fn answer<T>(
                 };
                 *first_key = Some(key);
                 if let Some(hit) = hit {
+                    if let Some(relay) = job.relay {
+                        relay.restart();
+                        relay.text(&hit.text);
+                    }
                     return Ok(from_cache(hit));
                 }
             }
         }
-        send_within(job.client, request, named, limits.deadline_at())
-            .await
+        let deadline = limits.deadline_at();
+        let sent = match job.relay {
+            None => send_within(job.client, request, named, deadline).await,
+            Some(relay) => send_via(job.client, request, named, deadline, &Streamed(relay)).await,
+        };
+        sent
             .map(|(provider, response)| Answer {
                 response,
                 provider,

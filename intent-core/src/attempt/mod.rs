@@ -30,6 +30,7 @@ use crate::input::SerializedInput;
 use crate::intent::Intent;
 use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
+use crate::relay::Relay;
 use crate::provider::ProviderErrorKind;
 use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue};
 
@@ -41,7 +42,7 @@ where
     type IntoFuture = Pin<Box<dyn Future<Output = AiResult<T>> + Send + 'a>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run(self))
+        Box::pin(run(self, None))
     }
 }
 
@@ -56,6 +57,8 @@ struct Job<'c, 'a, T> {
     intent: &'a str,
     options: &'c AiRequestOptions,
     verify: &'c Verifier<'c, T>,
+    /// Where a streamed call's reply goes as it arrives.
+    relay: Option<&'c dyn Relay>,
 }
 
 impl<T> Job<'_, '_, T> {
@@ -65,8 +68,12 @@ impl<T> Job<'_, '_, T> {
     }
 }
 
-/// Runs a call to its end: a verified value, or the issues that kept every attempt from one.
-async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
+/// Runs a call to its end: a verified value, or the issues that kept every attempt from one. With
+/// a `relay`, each reply is streamed and relayed as it arrives (`AiCall::stream`).
+pub(crate) async fn run<T: Intent + Send>(
+    call: AiCall<'_, T>,
+    relay: Option<&dyn Relay>,
+) -> AiResult<T> {
     let span = tracing::info_span!(
         "intent.call",
         target = std::any::type_name::<T>(),
@@ -75,7 +82,7 @@ async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
         output_tokens = field::Empty,
         outcome = field::Empty,
     );
-    let result = run_inner(call).instrument(span.clone()).await;
+    let result = run_inner(call, relay).instrument(span.clone()).await;
     let usage = result.usage();
     span.record("attempts", result.attempts().len());
     span.record("input_tokens", usage.input_tokens);
@@ -91,7 +98,10 @@ async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
     result
 }
 
-async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
+async fn run_inner<T: Intent + Send>(
+    call: AiCall<'_, T>,
+    relay: Option<&dyn Relay>,
+) -> AiResult<T> {
     let AiCall {
         client,
         input,
@@ -120,8 +130,8 @@ async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
             )])
         }
     };
-    let max_attempts = Limits::new(client, &options).max_attempts;
-    let empty_lists = empty::EmptyListPolicy::new(&info, &input, max_attempts);
+    let limits = Limits::new(client, &options);
+    let empty_lists = empty::EmptyListPolicy::new(&info, &input, limits.max_attempts);
     let verify = |text: &str| {
         let value = check::read_checked(&info, &checks, &json_checks, text)?;
         match empty_lists.check(text) {
@@ -129,7 +139,16 @@ async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
             None => Ok(value),
         }
     };
-    run_plan(client, &plan, &input, intent, &options, &verify).await
+    let job = Job {
+        client,
+        plan: &plan,
+        input: &input,
+        intent,
+        options: &options,
+        verify: &verify,
+        relay,
+    };
+    attempts(&job, &limits).await
 }
 
 /// Runs the attempts of a planned call whose replies `verify` reads: the loop of every call, and
@@ -150,6 +169,7 @@ pub(crate) async fn run_plan<T: Send>(
         intent,
         options,
         verify,
+        relay: None,
     };
     attempts(&job, &limits).await
 }
@@ -159,6 +179,9 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
     let mut tally = Tally::default();
     let mut first_key = None;
     for number in 1..=limits.max_attempts {
+        if let (Some(relay), Some(last)) = (job.relay, tally.last()) {
+            relay.retry(last);
+        }
         let started = Instant::now();
         let request = job.plan.request(tally.last());
         let mut record = AttemptRecord::new(number);

@@ -51,6 +51,7 @@ mod locate;
 mod number;
 mod path;
 mod rules;
+pub(crate) mod partial;
 mod scalar;
 mod text;
 mod verify;
