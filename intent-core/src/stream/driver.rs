@@ -113,10 +113,9 @@ impl<'a, T> Driver<'a, T> {
         }
     }
 
-    /// Reads what the call relayed since the last poll: at most one partial per poll, after the
-    /// elements it closed.
+    /// Reads what the call relayed since the last poll: a partial for each piece that changed the
+    /// answer so far, after the elements it closed.
     fn read_relayed(&mut self) {
-        let mut changed = false;
         for item in self.queue.take() {
             match item {
                 Relayed::Restart => {
@@ -126,26 +125,22 @@ impl<'a, T> Driver<'a, T> {
                     self.reader.reset();
                 }
                 Relayed::Text(text) => {
-                    changed |= self.reader.push(&text);
+                    let changed = self.reader.push(&text);
                     if self.elements {
                         let closed = self.reader.take_elements();
                         self.steps.extend(closed.into_iter().map(Step::Element));
                     }
-                }
-                Relayed::Retry(record) => {
                     if changed {
                         self.partial();
-                        changed = false;
                     }
+                }
+                Relayed::Retry(record) => {
                     self.steps.push_back(Step::Retry(record));
                     self.attempt += 1;
                     self.restart = true;
                     self.reader.reset();
                 }
             }
-        }
-        if changed {
-            self.partial();
         }
     }
 

@@ -48,7 +48,7 @@ use crate::result::{AiResult, AttemptRecord, ResultIssue};
 /// while let Some(event) = stream.next().await {
 ///     match event {
 ///         StreamEvent::Partial(partial) => partials += usize::from(partial.json().is_array()),
-///         StreamEvent::Retry(record) => println!("attempt {} failed", record.attempt),
+///         StreamEvent::Retry(record) => println!("attempt {} failed", record.number),
 ///         StreamEvent::Done(result) => assert_eq!(result.value(), Some(&vec![1, 2, 3])),
 ///     }
 /// }

@@ -550,7 +550,7 @@ impl PartialReader {
                             }),
                             shown: frame.slot.shown,
                             inside: false,
-                            temporary: frame.slot.temporary,
+                            temporary: false,
                             element: None,
                         }
                     }
