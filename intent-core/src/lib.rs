@@ -138,6 +138,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::read::json::{read_reply_json, read_reply_lenient, read_value};
+    pub use crate::read::partial::read_in_pieces;
 
     /// The shape types the derive builds and tests inspect.
     pub mod shape {

@@ -9,6 +9,7 @@ use intent_core::prelude::*;
 use intent_core::provider::ScriptedReply;
 use intent_core::RateLimit;
 use serde::Deserialize;
+use intent_tests::partials::is_prefix;
 use serde_json::{json, Value};
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Intent)]
@@ -28,21 +29,6 @@ pub async fn events<T>(mut stream: intent_core::stream::AiStream<'_, T>) -> Vec<
         out.push(event);
     }
     out
-}
-
-/// True when `partial` is a growing view of `full`: what it shows is equal, or the open member
-/// and a prefix of it.
-pub fn is_prefix(partial: &Value, full: &Value) -> bool {
-    match (partial, full) {
-        (Value::String(a), Value::String(b)) => b.starts_with(a.as_str()),
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() <= b.len() && a.iter().zip(b).all(|(x, y)| is_prefix(x, y))
-        }
-        (Value::Object(a), Value::Object(b)) => {
-            a.iter().all(|(k, v)| b.get(k).is_some_and(|w| is_prefix(v, w)))
-        }
-        (a, b) => a == b,
-    }
 }
 
 #[tokio::test]

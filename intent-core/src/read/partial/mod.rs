@@ -864,3 +864,22 @@ fn has_own_value(info: &TypeInfo) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// Reads `text` through a partial reader in pieces of `piece_chars` characters, as a stream
+/// would hand it over; returns how many pieces changed the view. For benchmarks.
+#[doc(hidden)]
+pub fn read_in_pieces(info: Arc<TypeInfo>, text: &str, piece_chars: usize) -> usize {
+    let mut reader = PartialReader::new(info);
+    let mut views = 0;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = rest
+            .char_indices()
+            .nth(piece_chars.max(1))
+            .map_or(rest.len(), |(i, _)| i);
+        let (piece, tail) = rest.split_at(end);
+        views += usize::from(reader.push(piece));
+        rest = tail;
+    }
+    views
+}
