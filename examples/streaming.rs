@@ -85,9 +85,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             ElementEvent::Invalid(index, issues) => {
                 println!("  {index}: refused ({})", issues[0].message)
             }
-            ElementEvent::Retry(record) => println!("  attempt {} failed; starting over", record.number),
+            ElementEvent::Retry(record) => {
+                println!("  attempt {} failed; starting over", record.number)
+            }
             ElementEvent::Done(result) => {
-                println!("Done: {} tasks, {} tokens", result.value().map_or(0, Vec::len), result.usage().total_tokens());
+                println!(
+                    "Done: {} tasks, {} tokens",
+                    result.value().map_or(0, Vec::len),
+                    result.usage().total_tokens()
+                );
             }
             _ => {}
         }

@@ -66,7 +66,8 @@ fn first_element(c: &mut Criterion) {
     group.bench_function("first", |b| {
         b.to_async(&runtime).iter(|| async {
             model.push([reply.as_str()]);
-            let mut elements = <Vec<Item>>::ai(&client, "items", "List the items.").stream_elements();
+            let mut elements =
+                <Vec<Item>>::ai(&client, "items", "List the items.").stream_elements();
             loop {
                 match elements.next().await {
                     Some(ElementEvent::Element(index, element)) => break (index, element),

@@ -81,9 +81,9 @@ mod input;
 mod intent;
 mod judge;
 mod options;
+mod relay;
 mod request;
 mod result;
-mod relay;
 mod send;
 
 pub mod cache;
@@ -126,11 +126,11 @@ pub mod prelude {
     pub use crate::provider::{
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };
+    pub use crate::stream::{ElementEvent, Partial, StreamEvent};
     pub use crate::{
         AiRequestOptions, AiResult, AttemptRecord, Intent, IntentClient, IntentClientOptions,
         IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort, ResultIssue, Usage,
     };
-    pub use crate::stream::{ElementEvent, Partial, StreamEvent};
 }
 
 /// Support for the derive's generated code, and internals the tests and benchmarks check on

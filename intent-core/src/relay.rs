@@ -8,7 +8,9 @@
 
 use futures::StreamExt as _;
 
-use crate::provider::{AiResponse, BoxFuture, Provider, ProviderError, ReplyAssembler, StreamPiece};
+use crate::provider::{
+    AiResponse, BoxFuture, Provider, ProviderError, ReplyAssembler, StreamPiece,
+};
 use crate::request::AiRequest;
 use crate::result::AttemptRecord;
 use crate::send::Ask;

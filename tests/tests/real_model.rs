@@ -414,7 +414,11 @@ where
     }
     let result = done.expect("the stream ends with Done");
     let full = serde_json::to_value(result.value().expect("a streamed value")).unwrap();
-    assert!(partials.len() >= 2, "{} partials: {partials:?}", partials.len());
+    assert!(
+        partials.len() >= 2,
+        "{} partials: {partials:?}",
+        partials.len()
+    );
     for partial in &partials {
         assert!(
             intent_tests::partials::is_prefix(partial, &full),
@@ -453,9 +457,12 @@ async fn a_streamed_list_yields_its_elements_and_ends_as_the_awaited_call() {
     use futures::StreamExt;
     let client = client(2);
     let input = "We visited Paris, then Rome, then Vienna.";
-    let call = || <Vec<String>>::ai(&client, input, "List the cities, in order.").options(options(64));
+    let call =
+        || <Vec<String>>::ai(&client, input, "List the cities, in order.").options(options(64));
     let (streamed, partials) = streamed(call()).await;
-    assert!(partials.iter().any(|p| p.as_array().is_some_and(|a| !a.is_empty())));
+    assert!(partials
+        .iter()
+        .any(|p| p.as_array().is_some_and(|a| !a.is_empty())));
     let awaited = call().await;
     assert_eq!(streamed.value(), awaited.value());
 
@@ -470,7 +477,8 @@ async fn a_streamed_list_yields_its_elements_and_ends_as_the_awaited_call() {
         }
     }
     let done = done.expect("Done");
-    let expected: Vec<(usize, String)> = done.value().unwrap().iter().cloned().enumerate().collect();
+    let expected: Vec<(usize, String)> =
+        done.value().unwrap().iter().cloned().enumerate().collect();
     assert_eq!(seen, expected);
     assert_eq!(done.value(), awaited.value());
 }

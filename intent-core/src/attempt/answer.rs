@@ -8,9 +8,9 @@ use super::Job;
 use crate::cache::{CacheKey, CachedReply};
 use crate::client::IntentClient;
 use crate::provider::{AiResponse, ProviderError};
+use crate::relay::Streamed;
 use crate::request::AiRequest;
 use crate::result::Usage;
-use crate::relay::Streamed;
 use crate::send::{send_via, send_within};
 
 /// A reply and where it came from.
@@ -67,12 +67,11 @@ pub(super) async fn answer<T>(
             None => send_within(job.client, request, named, deadline).await,
             Some(relay) => send_via(job.client, request, named, deadline, &Streamed(relay)).await,
         };
-        sent
-            .map(|(provider, response)| Answer {
-                response,
-                provider,
-                from_cache: false,
-            })
+        sent.map(|(provider, response)| Answer {
+            response,
+            provider,
+            from_cache: false,
+        })
     }
     .instrument(span.clone());
     match limits.within(asked).await {

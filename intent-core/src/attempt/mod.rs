@@ -30,8 +30,8 @@ use crate::input::SerializedInput;
 use crate::intent::Intent;
 use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
-use crate::relay::Relay;
 use crate::provider::ProviderErrorKind;
+use crate::relay::Relay;
 use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue};
 
 impl<'a, T> IntoFuture for AiCall<'a, T>

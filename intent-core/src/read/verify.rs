@@ -405,10 +405,14 @@ pub(crate) fn field_named<'f>(fields: &'f [Field], name: &str) -> Option<(usize,
         .filter(|(_, f)| direct(f))
         .find(|(_, f)| is_named(f, name))
         .or_else(|| {
-            fields.iter().enumerate().filter(|(_, f)| direct(f)).find(|(_, f)| {
-                f.name.eq_ignore_ascii_case(name)
-                    || f.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
-            })
+            fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| direct(f))
+                .find(|(_, f)| {
+                    f.name.eq_ignore_ascii_case(name)
+                        || f.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+                })
         })
 }
 

@@ -63,7 +63,11 @@ pub(super) type CallFuture<'a, T> = Pin<Box<dyn Future<Output = AiResult<T>> + S
 /// A streamed call being run.
 pub(super) struct Driver<'a, T> {
     call: Option<CallFuture<'a, T>>,
+    /// The call's result, held until everything relayed before it is read.
+    done: Option<AiResult<T>>,
     queue: Arc<Queue>,
+    /// What the call relayed, not yet read.
+    relayed: VecDeque<Relayed>,
     reader: PartialReader,
     steps: VecDeque<Step<T>>,
     attempt: u32,
@@ -82,7 +86,9 @@ impl<'a, T> Driver<'a, T> {
     ) -> Self {
         Driver {
             call: Some(call),
+            done: None,
             queue,
+            relayed: VecDeque::new(),
             reader: PartialReader::new(info),
             steps: VecDeque::new(),
             attempt: 1,
@@ -92,31 +98,42 @@ impl<'a, T> Driver<'a, T> {
     }
 
     /// The next step; `None` after `Done`.
+    ///
+    /// What the call relayed is read one piece at a time, each partial handed out before the next
+    /// piece is read: a consumer that drops each partial before asking for the next never makes
+    /// the reader copy the answer so far.
     pub(super) fn poll_step(&mut self, cx: &mut Context<'_>) -> Poll<Option<Step<T>>> {
         loop {
             if let Some(step) = self.steps.pop_front() {
                 return Poll::Ready(Some(step));
             }
+            if let Some(item) = self.relayed.pop_front() {
+                self.read(item);
+                continue;
+            }
+            if let Some(result) = self.done.take() {
+                return Poll::Ready(Some(Step::Done(result)));
+            }
             let Some(call) = self.call.as_mut() else {
                 return Poll::Ready(None);
             };
             let polled = call.as_mut().poll(cx);
-            self.read_relayed();
+            self.relayed.extend(self.queue.take());
             match polled {
                 Poll::Ready(result) => {
                     self.call = None;
-                    self.steps.push_back(Step::Done(result));
+                    self.done = Some(result);
                 }
-                Poll::Pending if self.steps.is_empty() => return Poll::Pending,
+                Poll::Pending if self.relayed.is_empty() => return Poll::Pending,
                 Poll::Pending => {}
             }
         }
     }
 
-    /// Reads what the call relayed since the last poll: a partial for each piece that changed the
-    /// answer so far, after the elements it closed.
-    fn read_relayed(&mut self) {
-        for item in self.queue.take() {
+    /// Reads one thing the call relayed: a partial when a piece changed the answer so far, after
+    /// the elements it closed.
+    fn read(&mut self, item: Relayed) {
+        {
             match item {
                 Relayed::Restart => {
                     if self.reader.started() {

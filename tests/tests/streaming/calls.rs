@@ -8,8 +8,8 @@ use intent_core::cache::MemoryCache;
 use intent_core::prelude::*;
 use intent_core::provider::ScriptedReply;
 use intent_core::RateLimit;
-use serde::Deserialize;
 use intent_tests::partials::is_prefix;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Intent)]
@@ -20,7 +20,8 @@ pub struct Order {
     pub lines: Vec<String>,
 }
 
-pub const ORDER: &str = r#"{"value": {"customer": "Dana Ortiz", "quantity": 40, "lines": ["A-1192 blue", "B-7"]}}"#;
+pub const ORDER: &str =
+    r#"{"value": {"customer": "Dana Ortiz", "quantity": 40, "lines": ["A-1192 blue", "B-7"]}}"#;
 
 /// Every event of a stream, in order.
 pub async fn events<T>(mut stream: intent_core::stream::AiStream<'_, T>) -> Vec<StreamEvent<T>> {
@@ -48,7 +49,10 @@ async fn a_struct_streams_verified_prefixes_and_ends_with_what_await_gives() {
         .collect();
     assert!(partials.len() > 5, "{} partials", partials.len());
     for partial in &partials {
-        assert!(is_prefix(partial, &full), "{partial} is not a prefix of {full}");
+        assert!(
+            is_prefix(partial, &full),
+            "{partial} is not a prefix of {full}"
+        );
         // A number shows only once complete.
         if let Some(q) = partial.get("quantity") {
             assert_eq!(q, &json!(40));
@@ -76,20 +80,28 @@ async fn a_failed_reply_is_followed_by_retry_and_the_next_attempt_starts_over() 
         .iter()
         .position(|e| matches!(e, StreamEvent::Retry(_)))
         .expect("a Retry event");
-    let StreamEvent::Retry(record) = &events[retry] else { unreachable!() };
+    let StreamEvent::Retry(record) = &events[retry] else {
+        unreachable!()
+    };
     assert_eq!(record.number, 1);
     assert_eq!(record.issues[0].path.as_deref(), Some("/value/quantity"));
     // Before it, the first attempt's partials, none showing the quantity that failed its rule.
     for event in &events[..retry] {
-        let StreamEvent::Partial(p) = event else { panic!("only partials before the retry") };
+        let StreamEvent::Partial(p) = event else {
+            panic!("only partials before the retry")
+        };
         assert_eq!(p.attempt(), 1);
         assert!(p.json().get("quantity").is_none());
     }
     // After it, the second attempt's, the first marked as a restart.
-    let StreamEvent::Partial(first) = &events[retry + 1] else { panic!("a partial after the retry") };
+    let StreamEvent::Partial(first) = &events[retry + 1] else {
+        panic!("a partial after the retry")
+    };
     assert!(first.is_restart());
     assert_eq!(first.attempt(), 2);
-    let Some(StreamEvent::Done(result)) = events.last() else { panic!("Done last") };
+    let Some(StreamEvent::Done(result)) = events.last() else {
+        panic!("Done last")
+    };
     assert!(result.is_success());
     assert_eq!(result.attempts().len(), 2);
 }
@@ -106,9 +118,13 @@ async fn a_cached_reply_is_replayed_as_one_partial_then_done() {
     assert!(first.is_success());
     let events = events(Order::ai(&client, "email", "Extract the order.").stream()).await;
     assert_eq!(events.len(), 2, "{events:?}");
-    let StreamEvent::Partial(partial) = &events[0] else { panic!("a partial first") };
+    let StreamEvent::Partial(partial) = &events[0] else {
+        panic!("a partial first")
+    };
     assert_eq!(partial.json()["quantity"], 40);
-    let StreamEvent::Done(result) = &events[1] else { panic!("Done last") };
+    let StreamEvent::Done(result) = &events[1] else {
+        panic!("Done last")
+    };
     assert!(result.attempts()[0].from_cache);
     assert_eq!(result.value(), first.value());
     assert_eq!(model.requests().len(), 1);
@@ -116,7 +132,8 @@ async fn a_cached_reply_is_replayed_as_one_partial_then_done() {
 
 #[tokio::test]
 async fn a_text_result_streams_its_text_and_checks_the_whole_at_the_end() {
-    let model = ScriptedProvider::new(["Dear Dana, your order ships Monday."]).with_stream_chunk_chars(6);
+    let model =
+        ScriptedProvider::new(["Dear Dana, your order ships Monday."]).with_stream_chunk_chars(6);
     let client = IntentClient::new(model);
     let events = events(
         String::ai(&client, "order 7", "Write a one-line note.")
@@ -134,16 +151,25 @@ async fn a_text_result_streams_its_text_and_checks_the_whole_at_the_end() {
     assert_eq!(texts.first(), Some(&"Dear D"));
     assert_eq!(texts.last(), Some(&"Dear Dana, your order ships Monday."));
     assert!(texts.windows(2).all(|w| w[1].starts_with(w[0])));
-    let Some(StreamEvent::Done(result)) = events.last() else { panic!("Done last") };
-    assert_eq!(result.value().map(String::as_str), Some("Dear Dana, your order ships Monday."));
+    let Some(StreamEvent::Done(result)) = events.last() else {
+        panic!("Done last")
+    };
+    assert_eq!(
+        result.value().map(String::as_str),
+        Some("Dear Dana, your order ships Monday.")
+    );
 }
 
 #[tokio::test]
 async fn a_stream_broken_mid_way_falls_back_and_the_fallback_starts_over() {
-    let primary = ScriptedProvider::new([ScriptedReply::broken_stream(r#"{"value": {"customer": "Da"#)])
-        .with_name("primary")
+    let primary = ScriptedProvider::new([ScriptedReply::broken_stream(
+        r#"{"value": {"customer": "Da"#,
+    )])
+    .with_name("primary")
+    .with_stream_chunk_chars(5);
+    let fallback = ScriptedProvider::new([ORDER])
+        .with_name("fallback")
         .with_stream_chunk_chars(5);
-    let fallback = ScriptedProvider::new([ORDER]).with_name("fallback").with_stream_chunk_chars(5);
     let client = IntentClient::builder()
         .provider(primary)
         .fallback(fallback)
@@ -160,7 +186,9 @@ async fn a_stream_broken_mid_way_falls_back_and_the_fallback_starts_over() {
     assert!(!restarts[0]);
     assert_eq!(restarts.iter().filter(|r| **r).count(), 1, "{restarts:?}");
     assert!(!events.iter().any(|e| matches!(e, StreamEvent::Retry(_))));
-    let Some(StreamEvent::Done(result)) = events.last() else { panic!("Done last") };
+    let Some(StreamEvent::Done(result)) = events.last() else {
+        panic!("Done last")
+    };
     assert!(result.is_success());
     assert_eq!(result.attempts()[0].provider, "fallback");
 }
@@ -193,6 +221,11 @@ async fn the_stream_path_waits_for_the_rate_limiter_within_the_deadline() {
         .finish()
         .await;
     assert!(!second.is_success());
-    assert_eq!(second.issues()[0].kind, IssueKind::Limit, "{:?}", second.issues());
+    assert_eq!(
+        second.issues()[0].kind,
+        IssueKind::Limit,
+        "{:?}",
+        second.issues()
+    );
     assert_eq!(model.requests().len(), 1);
 }

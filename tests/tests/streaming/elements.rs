@@ -35,8 +35,13 @@ async fn elements_arrive_in_order_each_once_and_done_equals_await() {
             _ => None,
         })
         .collect();
-    assert_eq!(elements, [(0, "A".into()), (1, "B".into()), (2, "C".into())]);
-    let Some(ElementEvent::Done(result)) = events.last() else { panic!("Done last") };
+    assert_eq!(
+        elements,
+        [(0, "A".into()), (1, "B".into()), (2, "C".into())]
+    );
+    let Some(ElementEvent::Done(result)) = events.last() else {
+        panic!("Done last")
+    };
     assert_eq!(result.value(), awaited.value());
 }
 

@@ -19,7 +19,8 @@ fn openai_events(pieces: &[&str]) -> Vec<Vec<u8>> {
             format!("data: {chunk}\n\n").into_bytes()
         })
         .collect();
-    let last = json!({"model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+    let last =
+        json!({"model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
     events.push(format!("data: {last}\n\ndata: [DONE]\n\n").into_bytes());
     events
 }
@@ -64,7 +65,9 @@ async fn partials_arrive_while_the_server_is_still_writing() {
     assert_eq!(views[0], json!({"customer": "Da"}));
     assert!(views.contains(&json!({"customer": "Dana"})), "{views:?}");
     // The quantity shows only once its token is complete: 40, never 4.
-    assert!(views.iter().all(|v| v.get("quantity").is_none_or(|q| q == 40)));
+    assert!(views
+        .iter()
+        .all(|v| v.get("quantity").is_none_or(|q| q == 40)));
     let done = done.expect("Done");
     assert_eq!(done.value().unwrap().quantity, 40);
     let sent: serde_json::Value = serde_json::from_str(&server.requests()[0]).unwrap();

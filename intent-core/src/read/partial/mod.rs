@@ -389,11 +389,7 @@ impl PartialReader {
         Ok(match &frame.check {
             Check::Elements { item, gap } => Slot {
                 // After a gap, an element is shown while it is read, where the list ends.
-                seg: Some(if *gap {
-                    Seg::Index(shown_len)
-                } else {
-                    seg
-                }),
+                seg: Some(if *gap { Seg::Index(shown_len) } else { seg }),
                 place: Some(*item),
                 field: None,
                 shown: frame.slot.shown,
@@ -438,12 +434,10 @@ impl PartialReader {
         let at = graph.accepts(place);
         match at.node {
             Node::Struct(s) if is_object => match &s.kind {
-                StructKind::Named(fields) if !fields.iter().any(|f| f.flatten) => {
-                    Check::Members {
-                        owner: at.id,
-                        claimed: vec![false; fields.len()],
-                    }
-                }
+                StructKind::Named(fields) if !fields.iter().any(|f| f.flatten) => Check::Members {
+                    owner: at.id,
+                    claimed: vec![false; fields.len()],
+                },
                 _ => Check::Whole,
             },
             Node::Seq {
@@ -598,7 +592,10 @@ impl PartialReader {
     /// Closes the open container.
     fn close_container(&mut self) -> Result<bool, NotJson> {
         let frame = self.frames.pop().ok_or(NotJson)?;
-        if frame.slot.shown && frame.slot.seg.is_some() && !matches!(frame.check, Check::Envelope { .. }) {
+        if frame.slot.shown
+            && frame.slot.seg.is_some()
+            && !matches!(frame.check, Check::Envelope { .. })
+        {
             self.path.pop();
         }
         let slot = frame.slot;
@@ -675,7 +672,12 @@ impl PartialReader {
     }
 
     /// The findings of a value at `place` (the value of `field`, if any), normalizing it.
-    fn verify(&self, place: NodeId, field: Option<FieldRef>, value: &mut Value) -> Vec<ResultIssue> {
+    fn verify(
+        &self,
+        place: NodeId,
+        field: Option<FieldRef>,
+        value: &mut Value,
+    ) -> Vec<ResultIssue> {
         verify_in(&self.info, place, field, value)
     }
 
@@ -744,7 +746,10 @@ impl PartialReader {
     fn pointer(&self, slot: &Slot) -> String {
         let element = slot.element.map(Seg::Index);
         let mut segs: Vec<&Seg> = self.path.iter().chain(slot.seg.as_ref()).collect();
-        let list_element = self.frames.iter().position(|f| matches!(f.check, Check::Elements { .. }) && f.slot.is_answer());
+        let list_element = self
+            .frames
+            .iter()
+            .position(|f| matches!(f.check, Check::Elements { .. }) && f.slot.is_answer());
         if let Some(element) = &element {
             if let Some(last) = segs.last_mut() {
                 *last = element;

@@ -282,7 +282,14 @@ mod tests {
 
     #[test]
     fn what_is_not_json_is_an_error() {
-        for text in ["[0789 ]", "[tru ]", "// x", "['a']", r#"["\ud800x"]"#, r#"["\q"]"#] {
+        for text in [
+            "[0789 ]",
+            "[tru ]",
+            "// x",
+            "['a']",
+            r#"["\ud800x"]"#,
+            r#"["\q"]"#,
+        ] {
             assert_eq!(tokens(text, &[]), Err(NotJson), "{text}");
         }
     }

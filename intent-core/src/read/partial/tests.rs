@@ -130,7 +130,10 @@ fn a_text_result_is_the_text_so_far() {
 #[test]
 fn a_bare_value_and_a_struct_answer_without_envelope_are_read() {
     let (shown, _) = views::<Line>(r#"{"sku": "A", "quantity": 2, "note": null}"#, 5);
-    assert_eq!(shown.last().unwrap(), &json!({"sku": "A", "quantity": 2, "note": null}));
+    assert_eq!(
+        shown.last().unwrap(),
+        &json!({"sku": "A", "quantity": 2, "note": null})
+    );
     let (shown, _) = views::<Vec<u8>>("[1, 2, 300, 4]", 2);
     assert_eq!(shown.last().unwrap(), &json!([1, 2]));
 }
