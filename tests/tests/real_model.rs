@@ -392,11 +392,9 @@ async fn the_providers_stream_reassembles_to_the_reply_complete_gives() {
 
 /// Streams `call`, checking that at least two partials come before `Done`, each a growing view
 /// of the final value; returns that result and the partials.
-async fn streamed<T: serde::Serialize>(
-    call: intent_core::AiCall<'_, T>,
-) -> (AiResult<T>, Vec<Value>)
+async fn streamed<T>(call: intent_core::AiCall<'_, T>) -> (AiResult<T>, Vec<Value>)
 where
-    T: Intent + Send,
+    T: Intent + Send + serde::Serialize,
 {
     use futures::StreamExt;
     let mut stream = call.stream();

@@ -13,6 +13,7 @@ use super::{ElementEvent, Partial, StreamEvent};
 use crate::attempt;
 use crate::call::AiCall;
 use crate::intent::Intent;
+use crate::read::partial::ClosedElement;
 use crate::relay::Relay;
 use crate::result::{AiResult, IssueKind, ResultIssue};
 
@@ -120,22 +121,14 @@ impl<T> Stream for AiStream<'_, T> {
     type Item = StreamEvent<T>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.get_mut();
-        loop {
-            let step = match this.driver.poll_step(cx) {
-                Poll::Ready(Some(step)) => step,
-                Poll::Ready(None) => return Poll::Ready(None),
-                Poll::Pending => return Poll::Pending,
-            };
-            return Poll::Ready(Some(match step {
-                Step::Partial(json, attempt, restart) => {
-                    StreamEvent::Partial(Partial::new(json, attempt, restart))
-                }
-                Step::Retry(record) => StreamEvent::Retry(record),
-                Step::Done(result) => StreamEvent::Done(result),
-                Step::Element(_) => continue,
-            }));
-        }
+        self.get_mut().driver.poll_map(cx, |step| match step {
+            Step::Partial(json, attempt, restart) => {
+                Some(StreamEvent::Partial(Partial::new(json, attempt, restart)))
+            }
+            Step::Retry(record) => Some(StreamEvent::Retry(record)),
+            Step::Done(result) => Some(StreamEvent::Done(result)),
+            Step::Element(_) => None,
+        })
     }
 }
 
@@ -170,33 +163,30 @@ impl<E: DeserializeOwned> Stream for ElementStream<'_, E> {
     type Item = ElementEvent<E>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.get_mut();
-        loop {
-            let step = match this.driver.poll_step(cx) {
-                Poll::Ready(Some(step)) => step,
-                Poll::Ready(None) => return Poll::Ready(None),
-                Poll::Pending => return Poll::Pending,
-            };
-            return Poll::Ready(Some(match step {
-                Step::Element(closed) => match closed.value {
-                    Ok(json) => match serde_json::from_value::<E>(json) {
-                        Ok(element) => ElementEvent::Element(closed.index, element),
-                        Err(error) => ElementEvent::Invalid(
-                            closed.index,
-                            vec![ResultIssue::at(
-                                format!("/value/{}", closed.index),
-                                IssueKind::Shape,
-                                error.to_string(),
-                            )],
-                        ),
-                    },
-                    Err(issues) => ElementEvent::Invalid(closed.index, issues),
-                },
-                Step::Retry(record) => ElementEvent::Retry(record),
-                Step::Done(result) => ElementEvent::Done(result),
-                Step::Partial(..) => continue,
-            }));
-        }
+        self.get_mut().driver.poll_map(cx, |step| match step {
+            Step::Element(closed) => Some(element_event(closed)),
+            Step::Retry(record) => Some(ElementEvent::Retry(record)),
+            Step::Done(result) => Some(ElementEvent::Done(result)),
+            Step::Partial(..) => None,
+        })
+    }
+}
+
+/// The event of an element that closed: read into an `E`, or its findings.
+fn element_event<E: DeserializeOwned>(closed: ClosedElement) -> ElementEvent<E> {
+    match closed.value {
+        Ok(json) => match serde_json::from_value::<E>(json) {
+            Ok(element) => ElementEvent::Element(closed.index, element),
+            Err(error) => ElementEvent::Invalid(
+                closed.index,
+                vec![ResultIssue::at(
+                    format!("/value/{}", closed.index),
+                    IssueKind::Shape,
+                    error.to_string(),
+                )],
+            ),
+        },
+        Err(issues) => ElementEvent::Invalid(closed.index, issues),
     }
 }
 

@@ -130,6 +130,25 @@ impl<'a, T> Driver<'a, T> {
         }
     }
 
+    /// The next step that `map` keeps, mapped; `None` after `Done`.
+    pub(super) fn poll_map<U>(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut map: impl FnMut(Step<T>) -> Option<U>,
+    ) -> Poll<Option<U>> {
+        loop {
+            match self.poll_step(cx) {
+                Poll::Ready(Some(step)) => {
+                    if let Some(item) = map(step) {
+                        return Poll::Ready(Some(item));
+                    }
+                }
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+
     /// Reads one thing the call relayed: a partial when a piece changed the answer so far, after
     /// the elements it closed.
     fn read(&mut self, item: Relayed) {

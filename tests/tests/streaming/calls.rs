@@ -23,21 +23,15 @@ pub struct Order {
 pub const ORDER: &str =
     r#"{"value": {"customer": "Dana Ortiz", "quantity": 40, "lines": ["A-1192 blue", "B-7"]}}"#;
 
-/// Every event of a stream, in order.
-pub async fn events<T>(mut stream: intent_core::stream::AiStream<'_, T>) -> Vec<StreamEvent<T>> {
-    let mut out = Vec::new();
-    while let Some(event) = stream.next().await {
-        out.push(event);
-    }
-    out
-}
-
 #[tokio::test]
 async fn a_struct_streams_verified_prefixes_and_ends_with_what_await_gives() {
     let model = ScriptedProvider::new([ORDER, ORDER]).with_stream_chunk_chars(3);
     let client = IntentClient::new(model.clone());
     let awaited = Order::ai(&client, "email", "Extract the order.").await;
-    let events = events(Order::ai(&client, "email", "Extract the order.").stream()).await;
+    let events = Order::ai(&client, "email", "Extract the order.")
+        .stream()
+        .collect::<Vec<_>>()
+        .await;
 
     let full = json!({"customer": "Dana Ortiz", "quantity": 40, "lines": ["A-1192 blue", "B-7"]});
     let partials: Vec<&Value> = events
@@ -74,7 +68,10 @@ async fn a_failed_reply_is_followed_by_retry_and_the_next_attempt_starts_over() 
     let bad = r#"{"value": {"customer": "Dana", "quantity": 0, "lines": []}}"#;
     let model = ScriptedProvider::new([bad, ORDER]).with_stream_chunk_chars(7);
     let client = IntentClient::new(model);
-    let events = events(Order::ai(&client, "email", "Extract the order.").stream()).await;
+    let events = Order::ai(&client, "email", "Extract the order.")
+        .stream()
+        .collect::<Vec<_>>()
+        .await;
 
     let retry = events
         .iter()
@@ -116,7 +113,10 @@ async fn a_cached_reply_is_replayed_as_one_partial_then_done() {
         .unwrap();
     let first = Order::ai(&client, "email", "Extract the order.").await;
     assert!(first.is_success());
-    let events = events(Order::ai(&client, "email", "Extract the order.").stream()).await;
+    let events = Order::ai(&client, "email", "Extract the order.")
+        .stream()
+        .collect::<Vec<_>>()
+        .await;
     assert_eq!(events.len(), 2, "{events:?}");
     let StreamEvent::Partial(partial) = &events[0] else {
         panic!("a partial first")
@@ -135,12 +135,11 @@ async fn a_text_result_streams_its_text_and_checks_the_whole_at_the_end() {
     let model =
         ScriptedProvider::new(["Dear Dana, your order ships Monday."]).with_stream_chunk_chars(6);
     let client = IntentClient::new(model);
-    let events = events(
-        String::ai(&client, "order 7", "Write a one-line note.")
-            .require(|s| s.ends_with('.'), "End with a full stop.")
-            .stream(),
-    )
-    .await;
+    let events: Vec<_> = String::ai(&client, "order 7", "Write a one-line note.")
+        .require(|s| s.ends_with('.'), "End with a full stop.")
+        .stream()
+        .collect()
+        .await;
     let texts: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {
@@ -175,7 +174,10 @@ async fn a_stream_broken_mid_way_falls_back_and_the_fallback_starts_over() {
         .fallback(fallback)
         .build()
         .unwrap();
-    let events = events(Order::ai(&client, "email", "Extract the order.").stream()).await;
+    let events = Order::ai(&client, "email", "Extract the order.")
+        .stream()
+        .collect::<Vec<_>>()
+        .await;
     let restarts: Vec<bool> = events
         .iter()
         .filter_map(|e| match e {

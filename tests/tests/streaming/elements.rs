@@ -11,23 +11,16 @@ struct Line {
     quantity: u32,
 }
 
-async fn events(
-    mut stream: intent_core::stream::ElementStream<'_, Line>,
-) -> Vec<ElementEvent<Line>> {
-    let mut out = Vec::new();
-    while let Some(event) = stream.next().await {
-        out.push(event);
-    }
-    out
-}
-
 #[tokio::test]
 async fn elements_arrive_in_order_each_once_and_done_equals_await() {
     let reply = r#"{"value": [{"sku": "A", "quantity": 1}, {"sku": "B", "quantity": 2}, {"sku": "C", "quantity": 3}]}"#;
     let model = ScriptedProvider::new([reply, reply]).with_stream_chunk_chars(4);
     let client = IntentClient::new(model);
     let awaited = <Vec<Line>>::ai(&client, "x", "List the lines.").await;
-    let events = events(<Vec<Line>>::ai(&client, "x", "List the lines.").stream_elements()).await;
+    let events = <Vec<Line>>::ai(&client, "x", "List the lines.")
+        .stream_elements()
+        .collect::<Vec<_>>()
+        .await;
     let elements: Vec<(usize, String)> = events
         .iter()
         .filter_map(|e| match e {
@@ -51,7 +44,10 @@ async fn a_failed_element_is_reported_and_the_stream_goes_on_to_the_retry() {
     let good = r#"{"value": [{"sku": "A", "quantity": 1}]}"#;
     let model = ScriptedProvider::new([bad, good]).with_stream_chunk_chars(9);
     let client = IntentClient::new(model);
-    let events = events(<Vec<Line>>::ai(&client, "x", "List the lines.").stream_elements()).await;
+    let events = <Vec<Line>>::ai(&client, "x", "List the lines.")
+        .stream_elements()
+        .collect::<Vec<_>>()
+        .await;
     let kinds: Vec<String> = events
         .iter()
         .map(|e| match e {
