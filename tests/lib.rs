@@ -433,3 +433,24 @@ pub mod golden {
         }
     }
 }
+
+/// Views of an answer that grows: streamed partials checked against the final value.
+pub mod partials {
+    use serde_json::Value;
+
+    /// True when `partial` is a growing view of `full`: every member or element it shows is
+    /// equal to the final one, or is the open one and a prefix of it (a string's start, a list's
+    /// first elements, an object's members so far).
+    pub fn is_prefix(partial: &Value, full: &Value) -> bool {
+        match (partial, full) {
+            (Value::String(a), Value::String(b)) => b.starts_with(a.as_str()),
+            (Value::Array(a), Value::Array(b)) => {
+                a.len() <= b.len() && a.iter().zip(b).all(|(x, y)| is_prefix(x, y))
+            }
+            (Value::Object(a), Value::Object(b)) => a
+                .iter()
+                .all(|(k, v)| b.get(k).is_some_and(|w| is_prefix(v, w))),
+            (a, b) => a == b,
+        }
+    }
+}

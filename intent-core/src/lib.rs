@@ -163,6 +163,7 @@ mod input;
 mod intent;
 mod judge;
 mod options;
+mod relay;
 mod request;
 mod result;
 mod send;
@@ -179,6 +180,7 @@ pub mod ratelimit;
 pub mod read;
 pub mod schema;
 pub mod shape;
+pub mod stream;
 pub mod testing;
 
 pub use attachment::Attachment;
@@ -212,11 +214,11 @@ pub mod prelude {
     pub use crate::provider::{
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };
+    pub use crate::stream::{ElementEvent, Partial, StreamEvent};
     pub use crate::{
         AiRequestOptions, AiResult, Attachment, AttemptRecord, Escalation, Intent, IntentClient,
         IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions, Observer,
-        ReasoningEffort,
-        ResultIssue, Usage,
+        ReasoningEffort, ResultIssue, Usage,
     };
 }
 
@@ -225,6 +227,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::read::json::{read_reply_json, read_reply_lenient, read_value};
+    pub use crate::read::partial::read_in_pieces;
 
     /// The shape types the derive builds and tests inspect.
     pub mod shape {

@@ -17,7 +17,7 @@ pub(crate) use self::reasoning::reasoning_of;
 
 use crate::client::IntentClient;
 use crate::observe;
-use crate::provider::{AiResponse, ProviderError, ProviderErrorKind};
+use crate::provider::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
 use crate::request::AiRequest;
 use crate::result::ResultIssue;
 
@@ -29,6 +29,30 @@ pub(crate) struct Sent {
     pub(crate) response: AiResponse,
     /// What happened on the way that did not fail the request (a schema step-down).
     pub(crate) notices: Vec<ResultIssue>,
+}
+
+/// How one provider is asked for its reply: whole ([`Provider::complete`]), or streamed and
+/// relayed as it comes (`relay::Streamed`). Fallback, rate limits and call counting are the same
+/// whichever way.
+pub(crate) trait Ask: Sync {
+    fn ask<'a>(
+        &'a self,
+        provider: &'a dyn Provider,
+        request: &'a AiRequest,
+    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>>;
+}
+
+/// The reply read whole.
+struct Whole;
+
+impl Ask for Whole {
+    fn ask<'a>(
+        &'a self,
+        provider: &'a dyn Provider,
+        request: &'a AiRequest,
+    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+        provider.complete(request)
+    }
 }
 
 /// Sends a request to the named provider, or to the primary and then each fallback in turn.
@@ -53,6 +77,17 @@ pub(crate) async fn send_within(
     named: Option<&str>,
     deadline: Option<Instant>,
 ) -> Result<Sent, ProviderError> {
+    send_via(client, request, named, deadline, &Whole).await
+}
+
+/// [`send_within`], each provider asked through `ask`.
+pub(crate) async fn send_via(
+    client: &IntentClient,
+    request: &AiRequest,
+    named: Option<&str>,
+    deadline: Option<Instant>,
+    ask: &dyn Ask,
+) -> Result<Sent, ProviderError> {
     let providers = client.providers();
     if let Some(name) = named {
         let Some(index) = providers.iter().position(|p| p.name() == name) else {
@@ -65,11 +100,11 @@ pub(crate) async fn send_within(
                 ),
             ));
         };
-        return complete_or_step_down(client, index, request, deadline).await;
+        return complete_or_step_down(client, index, request, deadline, ask).await;
     }
     let mut last_error = None;
     for (index, provider) in providers.iter().enumerate() {
-        match complete_or_step_down(client, index, request, deadline).await {
+        match complete_or_step_down(client, index, request, deadline, ask).await {
             Ok(answer) => return Ok(answer),
             Err(error) => {
                 if let Some(next) = providers.get(index + 1) {
@@ -96,8 +131,9 @@ async fn complete_or_step_down(
     index: usize,
     request: &AiRequest,
     deadline: Option<Instant>,
+    ask: &dyn Ask,
 ) -> Result<Sent, ProviderError> {
-    let refusal = match complete(client, index, request, deadline).await {
+    let refusal = match complete(client, index, request, deadline, ask).await {
         Ok((provider, response)) => {
             return Ok(Sent {
                 provider,
@@ -114,7 +150,7 @@ async fn complete_or_step_down(
         "the provider refused the strict schema; sending the attempt in JSON-object mode"
     );
     let stepped = step_down::json_object_request(request);
-    let (provider, response) = complete(client, index, &stepped, deadline).await?;
+    let (provider, response) = complete(client, index, &stepped, deadline, ask).await?;
     Ok(Sent {
         provider,
         response,
@@ -129,17 +165,18 @@ async fn complete(
     index: usize,
     request: &AiRequest,
     deadline: Option<Instant>,
+    ask: &dyn Ask,
 ) -> Result<(String, AiResponse), ProviderError> {
     let provider = &client.providers()[index];
     let name = provider.name().to_owned();
     let outcome = match client.rate_limiter(index) {
-        None => provider.complete(request).await,
+        None => ask.ask(&**provider, request).await,
         Some(limiter) => {
             let permit = limiter
                 .acquire(request, deadline)
                 .await
                 .map_err(|e| e.with_provider(name.clone()))?;
-            let outcome = provider.complete(request).await;
+            let outcome = ask.ask(&**provider, request).await;
             limiter.settle(permit, outcome.as_ref()).await;
             outcome
         }

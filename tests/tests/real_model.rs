@@ -542,3 +542,94 @@ async fn a_text_only_model_refuses_an_attached_image_and_the_call_says_why() {
         "the server's own reason is reported: {messages:?}"
     );
 }
+
+/// Streams `call`, checking that at least two partials come before `Done`, each a growing view
+/// of the final value; returns that result and the partials.
+async fn streamed<T>(call: intent_core::AiCall<'_, T>) -> (AiResult<T>, Vec<Value>)
+where
+    T: Intent + Send + serde::Serialize,
+{
+    use futures::StreamExt;
+    let mut stream = call.stream();
+    let mut partials = Vec::new();
+    let mut done = None;
+    while let Some(event) = stream.next().await {
+        match event {
+            StreamEvent::Partial(partial) => {
+                assert!(done.is_none(), "a partial after Done");
+                partials.push(partial.json().clone());
+            }
+            StreamEvent::Done(result) => done = Some(result),
+            _ => {}
+        }
+    }
+    let result = done.expect("the stream ends with Done");
+    let full = serde_json::to_value(result.value().expect("a streamed value")).unwrap();
+    assert!(
+        partials.len() >= 2,
+        "{} partials: {partials:?}",
+        partials.len()
+    );
+    for partial in &partials {
+        assert!(
+            intent_tests::partials::is_prefix(partial, &full),
+            "{partial} is not a growing view of {full}"
+        );
+    }
+    (result, partials)
+}
+
+#[derive(Debug, Deserialize, serde::Serialize, PartialEq, Intent)]
+struct Trip {
+    /// The traveller's first name.
+    traveller: String,
+    /// The city the trip goes to.
+    destination: String,
+    /// How many nights the trip lasts.
+    nights: u32,
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn a_streamed_struct_grows_verified_and_ends_as_the_awaited_call() {
+    let client = client(2);
+    let input = "Booking note: Dana flies to Lisbon for 3 nights.";
+    let call = || Trip::ai(&client, input, "Extract the trip.").options(options(64));
+    let (streamed, _) = streamed(call()).await;
+    assert_recorded(&streamed);
+    let awaited = call().await;
+    assert_eq!(streamed.value(), awaited.value());
+    assert_eq!(streamed.value().unwrap().nights, 3);
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn a_streamed_list_yields_its_elements_and_ends_as_the_awaited_call() {
+    use futures::StreamExt;
+    let client = client(2);
+    let input = "We visited Paris, then Rome, then Vienna.";
+    let call =
+        || <Vec<String>>::ai(&client, input, "List the cities, in order.").options(options(64));
+    let (streamed, partials) = streamed(call()).await;
+    assert!(partials
+        .iter()
+        .any(|p| p.as_array().is_some_and(|a| !a.is_empty())));
+    let awaited = call().await;
+    assert_eq!(streamed.value(), awaited.value());
+
+    let mut elements = call().stream_elements();
+    let mut seen = Vec::new();
+    let mut done = None;
+    while let Some(event) = elements.next().await {
+        match event {
+            ElementEvent::Element(index, city) => seen.push((index, city)),
+            ElementEvent::Done(result) => done = Some(result),
+            _ => {}
+        }
+    }
+    let done = done.expect("Done");
+    let expected: Vec<(usize, String)> =
+        done.value().unwrap().iter().cloned().enumerate().collect();
+    assert_eq!(seen, expected);
+    assert_eq!(done.value(), awaited.value());
+}

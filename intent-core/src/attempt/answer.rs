@@ -11,9 +11,10 @@ use crate::cache::{CacheKey, CachedReply};
 use crate::client::IntentClient;
 use crate::observe;
 use crate::provider::{AiResponse, ProviderError};
+use crate::relay::Streamed;
 use crate::request::AiRequest;
 use crate::result::{ResultIssue, Usage};
-use crate::send::{route, send_within};
+use crate::send::{route, send_via, send_within};
 
 /// A reply and where it came from.
 pub(super) struct Answer {
@@ -60,6 +61,10 @@ pub(super) async fn answer<T>(
                 *first_key = Some(key);
                 if let Some(hit) = hit {
                     observe::cache_hit(&hit.provider, &hit.model);
+                    if let Some(relay) = job.relay {
+                        relay.restart();
+                        relay.text(&hit.text);
+                    }
                     return Ok(from_cache(hit));
                 }
             }
@@ -68,24 +73,27 @@ pub(super) async fn answer<T>(
         observe::spans::record_asked(span, model);
         observe::request_sent(provider, model, request);
         let sent_at = Instant::now();
-        send_within(job.client, request, named, limits.deadline_at())
-            .await
-            .map(|sent| {
-                observe::reply_received(
-                    &sent.provider,
-                    &sent.response.model,
-                    &sent.response.text,
-                    &sent.response.finish_reason,
-                    sent.response.usage,
-                    sent_at.elapsed(),
-                );
-                Answer {
-                    response: sent.response,
-                    provider: sent.provider,
-                    from_cache: false,
-                    notices: escalated.into_iter().chain(sent.notices).collect(),
-                }
-            })
+        let deadline = limits.deadline_at();
+        let sent = match job.relay {
+            None => send_within(job.client, request, named, deadline).await,
+            Some(relay) => send_via(job.client, request, named, deadline, &Streamed(relay)).await,
+        };
+        sent.map(|sent| {
+            observe::reply_received(
+                &sent.provider,
+                &sent.response.model,
+                &sent.response.text,
+                &sent.response.finish_reason,
+                sent.response.usage,
+                sent_at.elapsed(),
+            );
+            Answer {
+                response: sent.response,
+                provider: sent.provider,
+                from_cache: false,
+                notices: escalated.into_iter().chain(sent.notices).collect(),
+            }
+        })
     }
     .instrument(span.clone());
     match limits.within(asked).await {

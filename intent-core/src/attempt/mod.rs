@@ -22,9 +22,9 @@ use std::time::Instant;
 
 use tracing::Instrument;
 
+pub(crate) use self::answer::asked;
 pub(crate) use self::check::finish_issue;
 pub(crate) use self::limits::Limits;
-pub(crate) use self::answer::asked;
 
 use self::answer::Answered;
 use self::check::Checked;
@@ -39,6 +39,7 @@ use crate::observe;
 use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
 use crate::provider::ProviderErrorKind;
+use crate::relay::Relay;
 use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue};
 
 impl<'a, T> IntoFuture for AiCall<'a, T>
@@ -49,7 +50,7 @@ where
     type IntoFuture = Pin<Box<dyn Future<Output = AiResult<T>> + Send + 'a>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run(self))
+        Box::pin(run(self, None))
     }
 }
 
@@ -64,6 +65,8 @@ struct Job<'c, 'a, T> {
     intent: &'a str,
     options: &'c AiRequestOptions,
     verify: &'c Verifier<'c, T>,
+    /// Where a streamed call's reply goes as it arrives.
+    relay: Option<&'c dyn Relay>,
 }
 
 impl<T> Job<'_, '_, T> {
@@ -81,8 +84,12 @@ fn first_asked<'c, T>(job: &Job<'c, '_, T>) -> &'c str {
     }
 }
 
-/// Runs a call to its end: a verified value, or the issues that kept every attempt from one.
-async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
+/// Runs a call to its end: a verified value, or the issues that kept every attempt from one. With
+/// a `relay`, each reply is streamed and relayed as it arrives (`AiCall::stream`).
+pub(crate) async fn run<T: Intent + Send>(
+    call: AiCall<'_, T>,
+    relay: Option<&dyn Relay>,
+) -> AiResult<T> {
     let (started, id, target) = (Instant::now(), observe::next_call_id(), type_name::<T>());
     let (_, model) = asked(
         call.client,
@@ -91,14 +98,17 @@ async fn run<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
     );
     let span = observe::spans::call(id, target, model);
     let observers = call.client.observers().clone();
-    let result = observe::in_call(&observers, id, target, run_inner(call))
+    let result = observe::in_call(&observers, id, target, run_inner(call, relay))
         .instrument(span.clone())
         .await;
     observe::spans::finish_call(&span, &result, started);
     result
 }
 
-async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
+async fn run_inner<T: Intent + Send>(
+    call: AiCall<'_, T>,
+    relay: Option<&dyn Relay>,
+) -> AiResult<T> {
     let AiCall {
         client,
         input,
@@ -127,8 +137,8 @@ async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
             )])
         }
     };
-    let max_attempts = Limits::new(client, &options).max_attempts;
-    let empty_lists = empty::EmptyListPolicy::new(&info, &input, max_attempts);
+    let limits = Limits::new(client, &options);
+    let empty_lists = empty::EmptyListPolicy::new(&info, &input, limits.max_attempts);
     let verify = |text: &str| {
         let value = check::read_checked(&info, &checks, &json_checks, text)?;
         match empty_lists.check(text) {
@@ -136,7 +146,16 @@ async fn run_inner<T: Intent + Send>(call: AiCall<'_, T>) -> AiResult<T> {
             None => Ok(value),
         }
     };
-    run_plan(client, &plan, &input, intent, &options, &verify).await
+    let job = Job {
+        client,
+        plan: &plan,
+        input: &input,
+        intent,
+        options: &options,
+        verify: &verify,
+        relay,
+    };
+    attempts(&job, &limits).await
 }
 
 /// Runs the attempts of a planned call whose replies `verify` reads: the loop of every call, and
@@ -157,6 +176,7 @@ pub(crate) async fn run_plan<T: Send>(
         intent,
         options,
         verify,
+        relay: None,
     };
     attempts(&job, &limits).await
 }
@@ -166,6 +186,9 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
     let mut tally = Tally::default();
     let mut first_key = None;
     for number in 1..=limits.max_attempts {
+        if let (Some(relay), Some(last)) = (job.relay, tally.last()) {
+            relay.retry(last);
+        }
         let started = Instant::now();
         let mut request = job.plan.request(tally.last());
         let mut record = AttemptRecord::new(number);

@@ -49,6 +49,7 @@ pub(crate) mod json;
 mod lenient;
 mod locate;
 mod number;
+pub(crate) mod partial;
 mod path;
 mod rules;
 mod scalar;

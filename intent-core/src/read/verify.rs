@@ -315,39 +315,41 @@ impl<'g> Walker<'g> {
 
         for (m, member) in members.iter().enumerate() {
             if !claimed[m] && member.required {
-                let message = format!(
-                    "The required member `{}` ({}) is missing; add it.",
-                    member.field.name,
-                    self.graph.label(member.field.ty)
-                );
-                self.shape_issue(&path.key(&member.field.name), message);
+                self.missing(member.field, path);
             }
         }
         for (name, element) in map.iter_mut() {
             let member = members.iter().find(|m| is_named(m.field, name));
             let here = path.key(name);
             match member {
-                Some(member) => {
-                    let before = self.issues.total();
-                    self.walk(member.field.ty, element, &here);
-                    // A value of the wrong shape is reported once, not again by its rules.
-                    if self.issues.total() == before && !member.field.rules.is_empty() {
-                        let target = self.graph.rule_target(member.field.ty);
-                        rules::check(
-                            &member.field.rules,
-                            element,
-                            target,
-                            &here,
-                            &mut self.issues,
-                        );
-                    }
-                }
+                Some(member) => self.member(member.field, element, &here),
                 None => {
                     if let Some(rest) = rest {
                         self.walk(rest, element, &here);
                     }
                 }
             }
+        }
+    }
+
+    /// Reports the required member `field` missing from the object at `path`.
+    pub(crate) fn missing(&mut self, field: &Field, path: &Path<'_>) {
+        let message = format!(
+            "The required member `{}` ({}) is missing; add it.",
+            field.name,
+            self.graph.label(field.ty)
+        );
+        self.shape_issue(&path.key(&field.name), message);
+    }
+
+    /// Checks the value of member `field`, at `here`: its shape, then its rules.
+    pub(crate) fn member(&mut self, field: &Field, element: &mut Value, here: &Path<'_>) {
+        let before = self.issues.total();
+        self.walk(field.ty, element, here);
+        // A value of the wrong shape is reported once, not again by its rules.
+        if self.issues.total() == before && !field.rules.is_empty() {
+            let target = self.graph.rule_target(field.ty);
+            rules::check(&field.rules, element, target, here, &mut self.issues);
         }
     }
 
@@ -391,6 +393,27 @@ impl<'g> Walker<'g> {
             }
         }
     }
+}
+
+/// The member of `fields` that a reply's `name` stands for, as [`Walker::members`] maps names:
+/// its wire name or an alias exactly, else in another case. Flattened members are not looked in.
+pub(crate) fn field_named<'f>(fields: &'f [Field], name: &str) -> Option<(usize, &'f Field)> {
+    let direct = |f: &&Field| !f.flatten;
+    fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| direct(f))
+        .find(|(_, f)| is_named(f, name))
+        .or_else(|| {
+            fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| direct(f))
+                .find(|(_, f)| {
+                    f.name.eq_ignore_ascii_case(name)
+                        || f.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+                })
+        })
 }
 
 /// True when `name` is the field's wire name or one of its aliases, exactly.

@@ -2,9 +2,9 @@
 
 mod anthropic;
 mod anthropic_stream;
+mod attachments;
 mod attempt_reasoning;
 mod escalation;
-mod attachments;
 mod fallback;
 mod gemini;
 mod odd_replies;

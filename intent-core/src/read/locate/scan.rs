@@ -15,7 +15,7 @@ use super::super::number;
 use super::super::text::is_space;
 
 /// The reasoning tags: `<think>`, `<thinking>`, `<reasoning>` (any case).
-const TAGS: [&str; 3] = ["thinking", "think", "reasoning"];
+pub(crate) const TAGS: [&str; 3] = ["thinking", "think", "reasoning"];
 
 /// What the scan found.
 #[derive(Debug)]

@@ -1,0 +1,95 @@
+//! Streaming: what reading a reply as it arrives costs over reading it whole, and how soon the
+//! first verified element of a 100-element list comes.
+//!
+//! - `stream_read/read_whole`: `read_reply` of the whole reply (the non-streaming read).
+//! - `stream_read/partial`: the partial reader over the same text in 16-character pieces (the
+//!   scripted model's default), verifying each member as it closes.
+//! - `stream_read/partial_then_read`: both, as a streamed call does (the partials, then the final
+//!   reading that decides the result).
+//! - `first_element/first`: `stream_elements` on the scripted model until the first element is
+//!   out; `first_element/all`: until `Done`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use futures::StreamExt;
+use intent_bench::replies::{item, Envelope};
+use intent_bench::types::Item;
+use intent_core::__private::read_in_pieces;
+use intent_core::prelude::*;
+use intent_core::read::read_reply;
+
+/// The reply of a 100-element list.
+fn list_reply() -> String {
+    let items: Vec<Item> = (0..100).map(item).collect();
+    serde_json::to_string(&Envelope { value: items }).expect("JSON")
+}
+
+fn stream_read(c: &mut Criterion) {
+    let info = <Vec<Item>>::type_info();
+    let reply = list_reply();
+    let mut group = c.benchmark_group("stream_read");
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2))
+        .throughput(Throughput::Bytes(reply.len() as u64));
+    group.bench_function("read_whole", |b| {
+        b.iter(|| read_reply::<Vec<Item>>(&info, black_box(&reply)).unwrap())
+    });
+    group.bench_function("partial", |b| {
+        b.iter(|| read_in_pieces(info.clone(), black_box(&reply), 16))
+    });
+    group.bench_function("partial_then_read", |b| {
+        b.iter(|| {
+            let views = read_in_pieces(info.clone(), black_box(&reply), 16);
+            (views, read_reply::<Vec<Item>>(&info, &reply).unwrap())
+        })
+    });
+    group.finish();
+}
+
+fn first_element(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let reply = list_reply();
+    let model = ScriptedProvider::new(Vec::<&str>::new());
+    let client = IntentClient::new(model.clone());
+    let mut group = c.benchmark_group("first_element");
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    group.bench_function("first", |b| {
+        b.to_async(&runtime).iter(|| async {
+            model.push([reply.as_str()]);
+            let mut elements =
+                <Vec<Item>>::ai(&client, "items", "List the items.").stream_elements();
+            loop {
+                match elements.next().await {
+                    Some(ElementEvent::Element(index, element)) => break (index, element),
+                    Some(_) => {}
+                    None => panic!("no element"),
+                }
+            }
+        })
+    });
+    group.bench_function("all", |b| {
+        b.to_async(&runtime).iter(|| async {
+            model.push([reply.as_str()]);
+            let result = <Vec<Item>>::ai(&client, "items", "List the items.")
+                .stream_elements()
+                .finish()
+                .await;
+            assert_eq!(result.value().map(Vec::len), Some(100));
+            result
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, stream_read, first_element);
+criterion_main!(benches);

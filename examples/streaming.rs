@@ -1,0 +1,102 @@
+//! Streaming: a growing, already verified partial of a struct, then the elements of a list as
+//! each one closes.
+//!
+//! Runs offline on a scripted model by default (which streams each reply in pieces). With
+//! `OPENAI_API_KEY` or `OPENAI_BASE_URL` set (for example a local llama.cpp or Ollama server), it
+//! asks that server instead.
+//!
+//! ```text
+//! cargo run -p intent-examples --example streaming
+//! ```
+
+use futures::StreamExt;
+use intent_core::prelude::*;
+use serde::Deserialize;
+
+/// A support ticket read from a customer's message.
+#[derive(Deserialize, Intent)]
+struct Ticket {
+    /// The customer's name.
+    customer: String,
+    /// One sentence on what went wrong.
+    summary: String,
+    /// How urgent it is, from 1 (can wait) to 5 (stopped work).
+    #[intent(minimum = 1, maximum = 5)]
+    urgency: u8,
+}
+
+/// One task the message asks for.
+#[derive(Debug, Deserialize, Intent)]
+struct Task {
+    /// What to do, in a few words.
+    action: String,
+}
+
+const MESSAGE: &str = "Hi, this is Priya from Acme. Since this morning none of our invoices \
+export to PDF and month-end closes tomorrow. Please fix the export, refund the failed batch \
+and tell our accountant when it works.";
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let live = std::env::var_os("OPENAI_API_KEY").is_some()
+        || std::env::var_os("OPENAI_BASE_URL").is_some();
+    let client = if live {
+        println!("Asking the OpenAI-compatible server configured in the environment.\n");
+        IntentClient::new(OpenAiProvider::from_env()?)
+    } else {
+        println!("Running offline on a scripted model (set OPENAI_API_KEY or OPENAI_BASE_URL to ask a real one).\n");
+        IntentClient::new(
+            ScriptedProvider::new([
+                r#"{"value": {"customer": "Priya (Acme)", "summary": "Invoices no longer export to PDF, a day before month-end close.", "urgency": 5}}"#,
+                r#"{"value": [{"action": "Fix the PDF export"}, {"action": "Refund the failed batch"}, {"action": "Tell the accountant it works"}]}"#,
+            ])
+            .with_stream_chunk_chars(8),
+        )
+    };
+
+    println!("A ticket, as it arrives (each member shown once it closes and verifies):");
+    let mut stream = Ticket::ai(&client, MESSAGE, "Read the support ticket.").stream();
+    while let Some(event) = stream.next().await {
+        match event {
+            StreamEvent::Partial(partial) => println!("  {}", partial.json()),
+            StreamEvent::Retry(record) => {
+                println!("  attempt {} failed; starting over:", record.number);
+                for issue in &record.issues {
+                    println!("    - {}", issue.message);
+                }
+            }
+            StreamEvent::Done(result) => match result.into_result() {
+                Ok(ticket) => println!(
+                    "Done: {} — {} (urgency {})\n",
+                    ticket.customer, ticket.summary, ticket.urgency
+                ),
+                Err(error) => println!("Failed: {error}\n"),
+            },
+            _ => {}
+        }
+    }
+
+    println!("The tasks, each as soon as it closes:");
+    let mut tasks =
+        <Vec<Task>>::ai(&client, MESSAGE, "List the tasks the message asks for.").stream_elements();
+    while let Some(event) = tasks.next().await {
+        match event {
+            ElementEvent::Element(index, task) => println!("  {index}: {}", task.action),
+            ElementEvent::Invalid(index, issues) => {
+                println!("  {index}: refused ({})", issues[0].message)
+            }
+            ElementEvent::Retry(record) => {
+                println!("  attempt {} failed; starting over", record.number)
+            }
+            ElementEvent::Done(result) => {
+                println!(
+                    "Done: {} tasks, {} tokens",
+                    result.value().map_or(0, Vec::len),
+                    result.usage().total_tokens()
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,890 @@
+//! The partial reader: the answer so far of a reply that is still arriving, with every member
+//! that has closed already verified.
+//!
+//! [`PartialReader::push`] takes the reply's next piece. The reader keeps the answer so far as
+//! JSON ([`PartialReader::value`]) and, the moment a member closes, checks it against the shape
+//! with the same walker and rules the final reading uses ([`super::verify`], [`super::rules`],
+//! which ask the shape's table in `shape/accepts.rs`):
+//!
+//! - A member that passes is shown, normalized as the final reading normalizes it (wire names,
+//!   numbers read from strings, enum names in their canonical case). One that fails is left out
+//!   and its findings kept ([`PartialReader::issues`]); after a failed element, a list shows no
+//!   further elements (so no element is ever shown at another's index).
+//! - A member still open is shown as it is: a growing string (only where any text is a value, so
+//!   no enum name or number-in-a-string shows half-written), an unfinished object or list. A
+//!   number, `true`, `false` or `null` shows only once its token is complete.
+//! - An object of a derived struct and a list are checked member by member, each once, as they
+//!   close; when the object closes, only what is left to check is checked (its required members).
+//!   Any other value (a map, a set, a tuple, a data enum, a JSON value) is checked whole when it
+//!   closes. So each piece costs work in proportion to its length, plus the checks of what it
+//!   closes, and the whole reply is checked about once.
+//! - The elements of a list answer are handed out as they close and verify
+//!   ([`PartialReader::take_elements`]), each once, with its index.
+//!
+//! What the partial view cannot follow, it stops following: prose with braces before the answer,
+//! comments or single quotes in the JSON. The view then stays as it was, never wrong; the final
+//! reading, lenient about all of these, has the last word. Leading prose, a code fence and
+//! reasoning blocks (`<think>…</think>`, `<thinking>`, `<reasoning>`) are skipped. The envelope
+//! `{"value": X}` shows `X`; a bare value is read as the value.
+//!
+//! For a text result the view is the text so far, a leading reasoning block skipped.
+
+mod prose;
+mod scan;
+mod tree;
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use self::prose::Prose;
+use self::scan::{NotJson, Scanner, Token};
+use self::tree::Seg;
+use super::path::Path;
+use super::rules;
+use super::verify::{field_named, Walker};
+use crate::result::ResultIssue;
+use crate::schema::ENVELOPE_PROPERTY;
+use crate::shape::{Field, Node, NodeId, SeqKind, StructKind, TargetKind, TextForm, TypeInfo};
+
+/// An element of a list answer that closed: its index, and its verified JSON or its findings.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ClosedElement {
+    pub(crate) index: usize,
+    pub(crate) value: Result<Value, Vec<ResultIssue>>,
+}
+
+/// Where the reader is in the reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Before the answer: prose, a fence, reasoning.
+    Before,
+    /// Inside the answer's JSON.
+    Json,
+    /// The text of a text result.
+    Text,
+    /// The answer closed, or the reply stopped being JSON the view can follow.
+    Stopped,
+}
+
+/// A member of a derived struct: the struct's node and the member's index.
+#[derive(Debug, Clone, Copy)]
+struct FieldRef {
+    owner: NodeId,
+    index: usize,
+}
+
+/// How a container's members are checked.
+#[derive(Debug)]
+enum Check {
+    /// `{"value": ...}`, or the object that may be it until its first member's name says.
+    Envelope { decided: bool },
+    /// A derived struct's object: each member checked as it closes; `claimed` marks those seen.
+    Members { owner: NodeId, claimed: Vec<bool> },
+    /// A list: each element checked as it closes; after a failed one, no more are shown.
+    Elements { item: NodeId, gap: bool },
+    /// Checked whole when it closes.
+    Whole,
+    /// Inside a value checked whole: built, not checked on its own.
+    Inside,
+    /// Not part of the answer (a member the type does not know, or given twice): read, not kept.
+    Hidden,
+}
+
+/// Where a value goes and how it is checked.
+#[derive(Debug, Clone)]
+struct Slot {
+    /// Its segment below its container; `None` for the answer itself.
+    seg: Option<Seg>,
+    /// Its place in the shape, when it is checked on its own.
+    place: Option<NodeId>,
+    /// The struct member it is the value of.
+    field: Option<FieldRef>,
+    /// Built into the view (checked by the container around it when `inside`).
+    shown: bool,
+    inside: bool,
+    /// Shown only while open: an element after a failed one, checked and handed out, not kept.
+    temporary: bool,
+    /// Its index, when it is an element of the answer's list.
+    element: Option<usize>,
+}
+
+impl Slot {
+    fn hidden() -> Slot {
+        Slot {
+            seg: None,
+            place: None,
+            field: None,
+            shown: false,
+            inside: false,
+            temporary: false,
+            element: None,
+        }
+    }
+
+    fn inside(seg: Seg) -> Slot {
+        Slot {
+            seg: Some(seg),
+            shown: true,
+            inside: true,
+            ..Slot::hidden()
+        }
+    }
+
+    fn is_answer(&self) -> bool {
+        self.shown && !self.inside && self.seg.is_none()
+    }
+}
+
+/// An open object or array.
+#[derive(Debug)]
+struct Frame {
+    check: Check,
+    is_object: bool,
+    /// Where the container sits.
+    slot: Slot,
+    /// Objects: whether a member name comes next, and the slot of the member named last.
+    expect_key: bool,
+    next: Option<Slot>,
+    /// Arrays: elements begun so far.
+    count: usize,
+    /// The findings of its members that failed: the container fails with them.
+    failed: Vec<ResultIssue>,
+}
+
+/// A string being read.
+#[derive(Debug)]
+struct OpenString {
+    /// `None` for a member name.
+    slot: Option<Slot>,
+    text: String,
+    /// Whether it grows in the view while open, and how much of it the view has.
+    growing: bool,
+    flushed: usize,
+}
+
+/// The reader of one reply's pieces. See the module docs.
+#[derive(Debug)]
+pub(crate) struct PartialReader {
+    info: Arc<TypeInfo>,
+    phase: Phase,
+    prose: Prose,
+    scanner: Scanner,
+    frames: Vec<Frame>,
+    /// The segments from the answer down to the open container that is shown deepest.
+    path: Vec<Seg>,
+    string: Option<OpenString>,
+    view: Arc<Value>,
+    started: bool,
+    changed: bool,
+    issues: Vec<ResultIssue>,
+    elements: Vec<ClosedElement>,
+    /// The index of the answer list's element being read, for the pointers of its findings.
+    element_index: Option<Seg>,
+}
+
+impl PartialReader {
+    /// A reader of a reply to a call for the type `info` describes.
+    pub(crate) fn new(info: Arc<TypeInfo>) -> Self {
+        let text = info.target() == TargetKind::Text;
+        PartialReader {
+            info,
+            phase: if text { Phase::Text } else { Phase::Before },
+            prose: Prose::default(),
+            scanner: Scanner::default(),
+            frames: Vec::new(),
+            path: Vec::new(),
+            string: None,
+            view: Arc::new(if text {
+                Value::String(String::new())
+            } else {
+                Value::Null
+            }),
+            started: false,
+            changed: false,
+            issues: Vec::new(),
+            elements: Vec::new(),
+            element_index: None,
+        }
+    }
+
+    /// Starts over, for a new reply.
+    pub(crate) fn reset(&mut self) {
+        *self = PartialReader::new(self.info.clone());
+    }
+
+    /// The answer so far: `Null` until it begins, the text so far for a text result.
+    pub(crate) fn value(&self) -> &Arc<Value> {
+        &self.view
+    }
+
+    /// True once the answer has begun.
+    pub(crate) fn started(&self) -> bool {
+        self.started
+    }
+
+    /// The findings about members that closed and failed their checks.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn issues(&self) -> &[ResultIssue] {
+        &self.issues
+    }
+
+    /// The elements of a list answer that closed since the last call.
+    pub(crate) fn take_elements(&mut self) -> Vec<ClosedElement> {
+        std::mem::take(&mut self.elements)
+    }
+
+    /// Reads the reply's next piece; true when the view changed.
+    pub(crate) fn push(&mut self, piece: &str) -> bool {
+        self.changed = false;
+        let mut rest = piece;
+        loop {
+            match self.phase {
+                Phase::Stopped => break,
+                Phase::Text => {
+                    let text = self.prose.text(rest);
+                    if let Value::String(s) = Arc::make_mut(&mut self.view) {
+                        let text = if s.is_empty() {
+                            text.trim_start()
+                        } else {
+                            &text
+                        };
+                        if !text.is_empty() {
+                            s.push_str(text);
+                            self.changed = true;
+                            self.started = true;
+                        }
+                    }
+                    break;
+                }
+                Phase::Before => match self.prose.skip(rest) {
+                    Some(at) => {
+                        rest = &rest[at..];
+                        self.phase = Phase::Json;
+                    }
+                    None => break,
+                },
+                Phase::Json => {
+                    let mut scanner = std::mem::take(&mut self.scanner);
+                    let scanned = scanner.scan(rest, |token| self.token(token));
+                    self.scanner = scanner;
+                    if scanned.is_err() {
+                        self.phase = Phase::Stopped;
+                    }
+                    self.flush_string();
+                    break;
+                }
+            }
+        }
+        self.changed
+    }
+
+    /// Takes one token; false once the answer has closed.
+    fn token(&mut self, token: Token<'_>) -> Result<bool, NotJson> {
+        if let Some(open) = &mut self.string {
+            return match token {
+                Token::StringPart(part) => {
+                    open.text.push_str(&part);
+                    Ok(true)
+                }
+                Token::StringEnd => {
+                    let open = self.string.take().ok_or(NotJson)?;
+                    self.close_string(open)
+                }
+                _ => Err(NotJson),
+            };
+        }
+        let expect_key = self
+            .frames
+            .last()
+            .is_some_and(|f| f.is_object && f.expect_key);
+        if expect_key {
+            return match token {
+                Token::StringStart => {
+                    self.string = Some(OpenString {
+                        slot: None,
+                        text: String::new(),
+                        growing: false,
+                        flushed: 0,
+                    });
+                    Ok(true)
+                }
+                Token::EndObject => self.close_container(),
+                // After a trailing comma, as the final reading allows.
+                Token::Comma => Ok(true),
+                _ => Err(NotJson),
+            };
+        }
+        match token {
+            Token::Colon => match self.frames.last() {
+                Some(f) if f.is_object && f.next.is_some() => Ok(true),
+                _ => Err(NotJson),
+            },
+            Token::Comma => {
+                if let Some(frame) = self.frames.last_mut() {
+                    if frame.is_object {
+                        frame.expect_key = true;
+                        frame.next = None;
+                    }
+                }
+                Ok(true)
+            }
+            Token::EndObject | Token::EndArray => match self.frames.last() {
+                Some(f) if f.is_object == (token == Token::EndObject) && f.next.is_none() => {
+                    self.close_container()
+                }
+                _ => Err(NotJson),
+            },
+            Token::BeginObject | Token::BeginArray => {
+                let slot = self.next_slot()?;
+                self.open_container(slot, token == Token::BeginObject);
+                Ok(true)
+            }
+            Token::StringStart => {
+                let slot = self.next_slot()?;
+                let growing = slot.shown
+                    && (slot.inside
+                        || slot.place.is_some_and(|id| {
+                            self.info.graph().accepts(id).text() == TextForm::Text
+                        }));
+                if growing {
+                    self.put(&slot, Value::String(String::new()));
+                }
+                self.string = Some(OpenString {
+                    slot: Some(slot),
+                    text: String::new(),
+                    growing,
+                    flushed: 0,
+                });
+                Ok(true)
+            }
+            Token::Scalar(value) => {
+                let slot = self.next_slot()?;
+                Ok(self.close_value(slot, value))
+            }
+            Token::StringPart(_) | Token::StringEnd => Err(NotJson),
+        }
+    }
+
+    /// The slot of the value that comes next: in the open container, or the answer itself.
+    fn next_slot(&mut self) -> Result<Slot, NotJson> {
+        let shown_len = self.shown_len();
+        let Some(frame) = self.frames.last_mut() else {
+            return if self.started {
+                Err(NotJson)
+            } else {
+                Ok(self.answer_slot())
+            };
+        };
+        if frame.is_object {
+            let slot = frame.next.take().ok_or(NotJson)?;
+            // Only one value per member name.
+            frame.next = None;
+            frame.expect_key = false;
+            return Ok(slot);
+        }
+        let index = frame.count;
+        frame.count += 1;
+        let seg = Seg::Index(index);
+        Ok(match &frame.check {
+            Check::Elements { item, gap } => Slot {
+                // After a gap, an element is shown while it is read, where the list ends.
+                seg: Some(if *gap { Seg::Index(shown_len) } else { seg }),
+                place: Some(*item),
+                field: None,
+                shown: frame.slot.shown,
+                inside: false,
+                temporary: *gap,
+                element: frame.slot.is_answer().then_some(index),
+            },
+            Check::Whole | Check::Inside => Slot::inside(seg),
+            _ => Slot::hidden(),
+        })
+    }
+
+    /// The length of the list the next value goes in, as the view shows it.
+    fn shown_len(&self) -> usize {
+        let mut value: &Value = &self.view;
+        for seg in &self.path {
+            value = match (value, seg) {
+                (Value::Object(map), Seg::Key(key)) => map.get(key).unwrap_or(&Value::Null),
+                (Value::Array(items), Seg::Index(i)) => items.get(*i).unwrap_or(&Value::Null),
+                _ => &Value::Null,
+            };
+        }
+        value.as_array().map_or(0, Vec::len)
+    }
+
+    /// The slot of the answer itself.
+    fn answer_slot(&self) -> Slot {
+        Slot {
+            seg: None,
+            place: Some(self.info.root()),
+            field: None,
+            shown: true,
+            inside: false,
+            temporary: false,
+            element: None,
+        }
+    }
+
+    /// The check of a container opened at `place`.
+    fn check_for(&self, place: NodeId, is_object: bool) -> Check {
+        let graph = self.info.graph();
+        let at = graph.accepts(place);
+        match at.node {
+            Node::Struct(s) if is_object => match &s.kind {
+                StructKind::Named(fields) if !fields.iter().any(|f| f.flatten) => Check::Members {
+                    owner: at.id,
+                    claimed: vec![false; fields.len()],
+                },
+                _ => Check::Whole,
+            },
+            Node::Seq {
+                item,
+                kind: SeqKind::List,
+            } if !is_object => Check::Elements {
+                item: *item,
+                gap: false,
+            },
+            _ => Check::Whole,
+        }
+    }
+
+    fn open_container(&mut self, slot: Slot, is_object: bool) {
+        // The first object may be the envelope: its first member's name decides.
+        if slot.is_answer() && is_object && self.frames.is_empty() {
+            self.frames.push(Frame {
+                check: Check::Envelope { decided: false },
+                is_object,
+                slot,
+                expect_key: true,
+                next: None,
+                count: 0,
+                failed: Vec::new(),
+            });
+            return;
+        }
+        let check = match (&slot, slot.place) {
+            (s, _) if !s.shown => Check::Hidden,
+            (s, _) if s.inside => Check::Inside,
+            (_, Some(place)) => self.check_for(place, is_object),
+            (_, None) => Check::Hidden,
+        };
+        self.begin(slot, check, is_object);
+    }
+
+    /// Opens a container that is part of the view (or hidden) with its check.
+    fn begin(&mut self, slot: Slot, check: Check, is_object: bool) {
+        if let Some(index) = slot.element {
+            self.element_index = Some(Seg::Index(index));
+        }
+        if slot.shown {
+            let empty = if is_object {
+                Value::Object(Map::new())
+            } else {
+                Value::Array(Vec::new())
+            };
+            self.put(&slot, empty);
+            if let Some(seg) = &slot.seg {
+                self.path.push(seg.clone());
+            }
+        }
+        self.frames.push(Frame {
+            check,
+            is_object,
+            slot,
+            expect_key: is_object,
+            next: None,
+            count: 0,
+            failed: Vec::new(),
+        });
+    }
+
+    /// A member name closed: the slot of its value.
+    fn member_name(&mut self, name: String) -> Result<bool, NotJson> {
+        let root = self.info.root();
+        let Some(frame) = self.frames.last_mut() else {
+            return Err(NotJson);
+        };
+        if let Check::Envelope { decided } = &mut frame.check {
+            if *decided {
+                frame.next = Some(Slot::hidden());
+                frame.expect_key = false;
+                return Ok(true);
+            }
+            if name.eq_ignore_ascii_case(ENVELOPE_PROPERTY) && !has_own_value(&self.info) {
+                *decided = true;
+                let answer = frame.slot.clone();
+                frame.next = Some(answer);
+                frame.expect_key = false;
+                return Ok(true);
+            }
+            // The object is the answer itself.
+            let frame = self.frames.pop().ok_or(NotJson)?;
+            let check = self.check_for(root, true);
+            self.begin(frame.slot, check, true);
+        }
+        let graph = self.info.graph();
+        let Some(frame) = self.frames.last_mut() else {
+            return Err(NotJson);
+        };
+        let slot = match &mut frame.check {
+            Check::Members { owner, claimed } => {
+                let fields = struct_fields(graph.node(*owner));
+                match field_named(fields, &name) {
+                    Some((index, field)) if !claimed[index] => {
+                        claimed[index] = true;
+                        Slot {
+                            seg: Some(Seg::Key(field.name.to_string())),
+                            place: Some(field.ty),
+                            field: Some(FieldRef {
+                                owner: *owner,
+                                index,
+                            }),
+                            shown: frame.slot.shown,
+                            inside: false,
+                            temporary: false,
+                            element: None,
+                        }
+                    }
+                    _ => Slot::hidden(),
+                }
+            }
+            Check::Whole | Check::Inside => {
+                if frame.slot.shown {
+                    let container = tree::at(Arc::make_mut(&mut self.view), &self.path);
+                    if container.is_some_and(|c| c.get(&name).is_some()) {
+                        // A name given twice: the final reading refuses it; the view stops.
+                        return Err(NotJson);
+                    }
+                }
+                Slot::inside(Seg::Key(name))
+            }
+            _ => Slot::hidden(),
+        };
+        frame.next = Some(slot);
+        frame.expect_key = false;
+        Ok(true)
+    }
+
+    fn close_string(&mut self, open: OpenString) -> Result<bool, NotJson> {
+        let Some(slot) = open.slot else {
+            return self.member_name(open.text);
+        };
+        Ok(self.close_value(slot, Value::String(open.text)))
+    }
+
+    /// A number, literal or string closed at `slot`: checked, then kept or left out. False once
+    /// it was the answer.
+    fn close_value(&mut self, slot: Slot, mut value: Value) -> bool {
+        if slot.inside {
+            self.put(&slot, value);
+            return true;
+        }
+        let Some(place) = slot.place else {
+            return true;
+        };
+        let issues = self.verify(place, slot.field, &mut value);
+        self.settle(&slot, issues, Vec::new(), Some(value))
+    }
+
+    /// Closes the open container.
+    fn close_container(&mut self) -> Result<bool, NotJson> {
+        let frame = self.frames.pop().ok_or(NotJson)?;
+        if frame.slot.shown
+            && frame.slot.seg.is_some()
+            && !matches!(frame.check, Check::Envelope { .. })
+        {
+            self.path.pop();
+        }
+        let slot = frame.slot;
+        let inherited = frame.failed;
+        if slot.element.is_some() {
+            self.element_index = None;
+        }
+        let issues = match frame.check {
+            // `{}`: the answer is an empty object.
+            Check::Envelope { decided: false } => {
+                return Ok(self.close_value(slot, Value::Object(Map::new())));
+            }
+            Check::Envelope { decided: true } => {
+                self.phase = Phase::Stopped;
+                return Ok(false);
+            }
+            Check::Hidden | Check::Inside => return Ok(true),
+            Check::Whole => {
+                let Some(place) = slot.place else {
+                    return Ok(true);
+                };
+                let info = self.info.clone();
+                let view = Arc::make_mut(&mut self.view);
+                let value = match &slot.seg {
+                    Some(seg) => tree::at(view, &self.path).and_then(|c| tree::child(c, seg)),
+                    None => Some(view),
+                };
+                match value {
+                    Some(value) => verify_in(&info, place, slot.field, value),
+                    None => Vec::new(),
+                }
+            }
+            Check::Members { owner, claimed } => {
+                let info = self.info.clone();
+                let mut walker = Walker::new(info.graph());
+                let fields = struct_fields(info.graph().node(owner));
+                for (field, seen) in fields.iter().zip(claimed) {
+                    if !seen && field.required {
+                        walker.missing(field, &Path::Root);
+                    }
+                }
+                if walker.issues.is_empty() {
+                    self.container_rules(&slot, &mut walker);
+                }
+                walker.issues.into_issues()
+            }
+            Check::Elements { .. } => {
+                let info = self.info.clone();
+                let mut walker = Walker::new(info.graph());
+                self.container_rules(&slot, &mut walker);
+                walker.issues.into_issues()
+            }
+        };
+        Ok(self.settle(&slot, issues, inherited, None))
+    }
+
+    /// The rules of the member whose value is the container at `slot`, on its value.
+    fn container_rules(&mut self, slot: &Slot, walker: &mut Walker<'_>) {
+        let Some(field) = slot.field else { return };
+        let graph = walker.graph;
+        let field = &struct_fields(graph.node(field.owner))[field.index];
+        if field.rules.is_empty() {
+            return;
+        }
+        let view = Arc::make_mut(&mut self.view);
+        let value = match &slot.seg {
+            Some(seg) => tree::at(view, &self.path).and_then(|c| tree::child(c, seg)),
+            None => Some(view),
+        };
+        if let Some(value) = value {
+            let target = graph.rule_target(field.ty);
+            rules::check(&field.rules, value, target, &Path::Root, &mut walker.issues);
+        }
+    }
+
+    /// The findings of a value at `place` (the value of `field`, if any), normalizing it.
+    fn verify(
+        &self,
+        place: NodeId,
+        field: Option<FieldRef>,
+        value: &mut Value,
+    ) -> Vec<ResultIssue> {
+        verify_in(&self.info, place, field, value)
+    }
+
+    /// Keeps or leaves out the value that closed at `slot` (in the view already, or `value`),
+    /// records its findings and hands out a closed element. False once it was the answer.
+    fn settle(
+        &mut self,
+        slot: &Slot,
+        issues: Vec<ResultIssue>,
+        inherited: Vec<ResultIssue>,
+        value: Option<Value>,
+    ) -> bool {
+        let passed = issues.is_empty() && inherited.is_empty();
+        let base = self.pointer(slot);
+        let issues: Vec<ResultIssue> = issues
+            .into_iter()
+            .map(|mut issue| {
+                issue.path = issue.path.map(|p| match p.strip_prefix("/value") {
+                    Some(rest) => format!("{base}{rest}"),
+                    None => p,
+                });
+                issue
+            })
+            .collect();
+        if let Some(index) = slot.element {
+            let element = if passed {
+                let value = match &value {
+                    Some(v) => Some(v.clone()),
+                    None => self.current(slot).cloned(),
+                };
+                value.ok_or_else(Vec::new)
+            } else {
+                Err(inherited.iter().chain(&issues).cloned().collect())
+            };
+            self.elements.push(ClosedElement {
+                index,
+                value: element,
+            });
+        }
+        let answer = slot.is_answer();
+        if passed && slot.shown && !slot.temporary {
+            if let Some(value) = value {
+                self.put(slot, value);
+            }
+        } else if slot.shown && !answer {
+            self.take(slot);
+        }
+        if !passed {
+            if let Some(frame) = self.frames.last_mut() {
+                if let Check::Elements { gap, .. } = &mut frame.check {
+                    *gap = true;
+                }
+                frame.failed.extend(inherited);
+                frame.failed.extend(issues.iter().cloned());
+            }
+            self.issues.extend(issues);
+        }
+        if answer {
+            self.phase = Phase::Stopped;
+        }
+        !answer
+    }
+
+    /// The JSON pointer of `slot`, elements of the answer's list at their own index wherever
+    /// the view shows them.
+    fn pointer(&self, slot: &Slot) -> String {
+        let element = slot.element.map(Seg::Index);
+        let mut segs: Vec<&Seg> = self.path.iter().chain(slot.seg.as_ref()).collect();
+        let list_element = self
+            .frames
+            .iter()
+            .position(|f| matches!(f.check, Check::Elements { .. }) && f.slot.is_answer());
+        if let Some(element) = &element {
+            if let Some(last) = segs.last_mut() {
+                *last = element;
+            }
+        } else if let (Some(_), Some(first)) = (list_element, segs.first_mut()) {
+            if let Some(index) = self.element_index.as_ref() {
+                *first = index;
+            }
+        }
+        tree::pointer(segs)
+    }
+
+    /// The value at `slot` in the view.
+    fn current(&self, slot: &Slot) -> Option<&Value> {
+        let mut value: &Value = &self.view;
+        for seg in self.path.iter().chain(slot.seg.as_ref()) {
+            value = match (value, seg) {
+                (Value::Object(map), Seg::Key(key)) => map.get(key)?,
+                (Value::Array(items), Seg::Index(i)) => items.get(*i)?,
+                _ => return None,
+            };
+        }
+        Some(value)
+    }
+
+    /// Puts `value` into the view at `slot`.
+    fn put(&mut self, slot: &Slot, value: Value) {
+        if !slot.shown {
+            return;
+        }
+        let view = Arc::make_mut(&mut self.view);
+        match &slot.seg {
+            None => *view = value,
+            Some(seg) => {
+                if let Some(container) = tree::at(view, &self.path) {
+                    tree::put(container, seg, value);
+                }
+            }
+        }
+        self.started = true;
+        self.changed = true;
+    }
+
+    /// Takes the value at `slot` out of the view.
+    fn take(&mut self, slot: &Slot) {
+        let Some(seg) = &slot.seg else { return };
+        if let Some(container) = tree::at(Arc::make_mut(&mut self.view), &self.path) {
+            tree::take(container, seg);
+            self.changed = true;
+        }
+    }
+
+    /// Shows what the open string gained, where it grows in the view.
+    fn flush_string(&mut self) {
+        let Some(open) = &mut self.string else { return };
+        let Some(slot) = open.slot.as_ref().filter(|_| open.growing) else {
+            return;
+        };
+        if open.flushed == open.text.len() {
+            return;
+        }
+        let view = Arc::make_mut(&mut self.view);
+        let target = match &slot.seg {
+            None => Some(view),
+            Some(seg) => tree::at(view, &self.path).and_then(|c| tree::child(c, seg)),
+        };
+        if let Some(Value::String(s)) = target {
+            s.push_str(&open.text[open.flushed..]);
+            open.flushed = open.text.len();
+            self.changed = true;
+        }
+    }
+}
+
+/// The findings of `value` at `place` (the value of `field`, if any), normalizing it.
+fn verify_in(
+    info: &TypeInfo,
+    place: NodeId,
+    field: Option<FieldRef>,
+    value: &mut Value,
+) -> Vec<ResultIssue> {
+    let graph = info.graph();
+    let mut walker = Walker::new(graph);
+    match field {
+        Some(r) => {
+            let field = &struct_fields(graph.node(r.owner))[r.index];
+            walker.member(field, value, &Path::Root);
+        }
+        None => walker.walk(place, value, &Path::Root),
+    }
+    let budget = walker.budget_issue();
+    let mut issues = walker.issues.into_issues();
+    issues.extend(budget);
+    issues
+}
+
+/// The members of a derived struct's node (none for any other node).
+fn struct_fields(node: &Node) -> &[Field] {
+    match node {
+        Node::Struct(s) => match &s.kind {
+            StructKind::Named(fields) => fields,
+            _ => &[],
+        },
+        _ => &[],
+    }
+}
+
+/// True when the answer may itself be an object with a member named `value` (so `{"value": ...}`
+/// is not taken for the envelope by the partial view; the final reading decides).
+fn has_own_value(info: &TypeInfo) -> bool {
+    info.accepts_envelope_lookalike()
+        && !matches!(
+            info.graph().node(info.graph().accepts(info.root()).id),
+            Node::Map { .. } | Node::Scalar(_)
+        )
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Reads `text` through a partial reader in pieces of `piece_chars` characters, as a stream
+/// would hand it over; returns how many pieces changed the view. For benchmarks.
+#[doc(hidden)]
+pub fn read_in_pieces(info: Arc<TypeInfo>, text: &str, piece_chars: usize) -> usize {
+    let mut reader = PartialReader::new(info);
+    let mut views = 0;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = rest
+            .char_indices()
+            .nth(piece_chars.max(1))
+            .map_or(rest.len(), |(i, _)| i);
+        let (piece, tail) = rest.split_at(end);
+        views += usize::from(reader.push(piece));
+        rest = tail;
+    }
+    views
+}

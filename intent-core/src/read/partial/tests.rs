@@ -1,0 +1,146 @@
+use serde::Deserialize;
+use serde_json::json;
+
+use super::*;
+use crate::Intent;
+
+#[derive(Debug, Deserialize, PartialEq, Intent)]
+struct Line {
+    sku: String,
+    #[intent(minimum = 1)]
+    quantity: u32,
+    note: Option<String>,
+}
+
+fn reader<T: Intent>() -> PartialReader {
+    PartialReader::new(T::type_info())
+}
+
+/// Every view of `text` fed in pieces of `n` bytes (cut on character boundaries).
+fn views<T: Intent>(text: &str, n: usize) -> (Vec<Value>, PartialReader) {
+    let mut reader = reader::<T>();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let mut end = (at + n).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        if reader.push(&text[at..end]) {
+            out.push((**reader.value()).clone());
+        }
+        at = end;
+    }
+    (out, reader)
+}
+
+#[test]
+fn closed_members_show_verified_and_open_strings_grow() {
+    let text = r#"{"value": {"SKU": "A-12", "quantity": "40", "note": "gift wrap"}}"#;
+    let (shown, reader) = views::<Line>(text, 3);
+    assert!(shown.len() > 3);
+    // The name is mapped to its wire name and the number read from its string once closed.
+    assert_eq!(
+        shown.last().unwrap(),
+        &json!({"sku": "A-12", "quantity": 40, "note": "gift wrap"})
+    );
+    // A number never shows on its way (no 4 before 40), and no quantity shows as text.
+    for view in &shown {
+        if let Some(q) = view.get("quantity") {
+            assert_eq!(q, &json!(40));
+        }
+    }
+    assert!(shown.iter().any(|v| v
+        .get("note")
+        .and_then(Value::as_str)
+        .is_some_and(|n| n.len() < 9 && "gift wrap".starts_with(n))));
+    assert!(reader.issues().is_empty());
+}
+
+#[test]
+fn a_member_that_fails_its_rule_is_left_out_with_its_finding() {
+    let text = r#"{"value": {"sku": "A", "quantity": 0}}"#;
+    let (shown, reader) = views::<Line>(text, 4);
+    assert!(shown.iter().all(|v| v.get("quantity").is_none()));
+    assert_eq!(reader.issues()[0].path.as_deref(), Some("/value/quantity"));
+}
+
+#[test]
+fn list_elements_are_handed_out_as_they_close_each_once_at_their_index() {
+    let text = r#"```json
+{"value": [{"sku": "A", "quantity": 1, "note": null}, {"sku": "B", "quantity": 0, "note": null}, {"sku": "C", "quantity": 3, "note": null}]}
+```"#;
+    for n in [1, 2, 7, 500] {
+        let mut reader = reader::<Vec<Line>>();
+        let mut elements = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let end = (at + n).min(text.len());
+            reader.push(&text[at..end]);
+            elements.extend(reader.take_elements());
+            at = end;
+        }
+        let indexes: Vec<usize> = elements.iter().map(|e| e.index).collect();
+        assert_eq!(indexes, [0, 1, 2], "pieces of {n}");
+        assert!(elements[0].value.is_ok() && elements[2].value.is_ok());
+        let issues = elements[1].value.as_ref().unwrap_err();
+        assert_eq!(issues[0].path.as_deref(), Some("/value/1/quantity"));
+        // After the failed element the view shows no more elements.
+        assert_eq!(reader.value().as_array().unwrap().len(), 1);
+    }
+}
+
+#[test]
+fn every_cut_gives_the_same_final_view_and_each_view_is_a_prefix_of_it() {
+    let text = "<think>{not this}</think> Here: {\"value\": [{\"sku\": \"é😀\", \"quantity\": 12, \"note\": \"a\\\"b\"}, {\"sku\": \"x\", \"quantity\": 7, \"note\": null}]}";
+    let (whole, _) = views::<Vec<Line>>(text, text.len());
+    let last = whole.last().unwrap().clone();
+    assert_eq!(last[0]["sku"], json!("é😀"));
+    for n in 1..8 {
+        let (shown, _) = views::<Vec<Line>>(text, n);
+        assert_eq!(shown.last().unwrap(), &last, "pieces of {n}");
+        for view in &shown {
+            assert!(is_prefix(view, &last), "{view} is not a prefix of {last}");
+        }
+    }
+}
+
+/// True when `partial` is a growing view of `full`: every member or element in it is equal, or
+/// is the last one open and a prefix.
+fn is_prefix(partial: &Value, full: &Value) -> bool {
+    match (partial, full) {
+        (Value::String(a), Value::String(b)) => b.starts_with(a.as_str()),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() <= b.len() && a.iter().zip(b).all(|(x, y)| is_prefix(x, y))
+        }
+        (Value::Object(a), Value::Object(b)) => a
+            .iter()
+            .all(|(k, v)| b.get(k).is_some_and(|w| is_prefix(v, w))),
+        (a, b) => a == b,
+    }
+}
+
+#[test]
+fn a_text_result_is_the_text_so_far() {
+    let (shown, _) = views::<String>("<think>x</think>  Hello there", 4);
+    assert_eq!(shown.last().unwrap(), &json!("Hello there"));
+    assert!(shown.iter().all(|v| !v.as_str().unwrap().contains("think")));
+}
+
+#[test]
+fn a_bare_value_and_a_struct_answer_without_envelope_are_read() {
+    let (shown, _) = views::<Line>(r#"{"sku": "A", "quantity": 2, "note": null}"#, 5);
+    assert_eq!(
+        shown.last().unwrap(),
+        &json!({"sku": "A", "quantity": 2, "note": null})
+    );
+    let (shown, _) = views::<Vec<u8>>("[1, 2, 300, 4]", 2);
+    assert_eq!(shown.last().unwrap(), &json!([1, 2]));
+}
+
+#[test]
+fn what_the_view_cannot_follow_stops_it_unchanged() {
+    let (shown, reader) = views::<Vec<u8>>("{\"value\": [1, // two\n 2]}", 3);
+    assert_eq!(shown.last().unwrap(), &json!([1]));
+    assert!(matches!(reader.phase, Phase::Stopped));
+}

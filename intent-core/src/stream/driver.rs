@@ -1,0 +1,198 @@
+//! Driving a streamed call: the attempt loop's future, polled by the stream itself, and what it
+//! relays read by the partial reader.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+
+use crate::read::partial::{ClosedElement, PartialReader};
+use crate::relay::Relay;
+use crate::result::{AiResult, AttemptRecord};
+use crate::shape::TypeInfo;
+
+/// What the call relayed, in order.
+enum Relayed {
+    Restart,
+    Text(String),
+    Retry(AttemptRecord),
+}
+
+/// The relay of a streamed call: a queue the stream empties after each poll of the call.
+#[derive(Default)]
+pub(super) struct Queue(Mutex<Vec<Relayed>>);
+
+impl Queue {
+    fn push(&self, item: Relayed) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(item);
+    }
+
+    fn take(&self) -> Vec<Relayed> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+impl Relay for Queue {
+    fn restart(&self) {
+        self.push(Relayed::Restart);
+    }
+    fn text(&self, piece: &str) {
+        self.push(Relayed::Text(piece.to_owned()));
+    }
+    fn retry(&self, record: &AttemptRecord) {
+        self.push(Relayed::Retry(record.clone()));
+    }
+}
+
+/// One step of a streamed call.
+pub(super) enum Step<T> {
+    /// The view changed: the answer so far, its attempt, and whether it started over.
+    Partial(Arc<serde_json::Value>, u32, bool),
+    Element(ClosedElement),
+    Retry(AttemptRecord),
+    Done(AiResult<T>),
+}
+
+/// The call's future, boxed.
+pub(super) type CallFuture<'a, T> = Pin<Box<dyn Future<Output = AiResult<T>> + Send + 'a>>;
+
+/// A streamed call being run.
+pub(super) struct Driver<'a, T> {
+    call: Option<CallFuture<'a, T>>,
+    /// The call's result, held until everything relayed before it is read.
+    done: Option<AiResult<T>>,
+    queue: Arc<Queue>,
+    /// What the call relayed, not yet read.
+    relayed: VecDeque<Relayed>,
+    reader: PartialReader,
+    steps: VecDeque<Step<T>>,
+    attempt: u32,
+    /// The next partial starts over.
+    restart: bool,
+    /// Whether the elements of a list answer are wanted.
+    elements: bool,
+}
+
+impl<'a, T> Driver<'a, T> {
+    pub(super) fn new(
+        info: Arc<TypeInfo>,
+        queue: Arc<Queue>,
+        call: CallFuture<'a, T>,
+        elements: bool,
+    ) -> Self {
+        Driver {
+            call: Some(call),
+            done: None,
+            queue,
+            relayed: VecDeque::new(),
+            reader: PartialReader::new(info),
+            steps: VecDeque::new(),
+            attempt: 1,
+            restart: false,
+            elements,
+        }
+    }
+
+    /// The next step; `None` after `Done`.
+    ///
+    /// What the call relayed is read one piece at a time, each partial handed out before the next
+    /// piece is read: a consumer that drops each partial before asking for the next never makes
+    /// the reader copy the answer so far.
+    pub(super) fn poll_step(&mut self, cx: &mut Context<'_>) -> Poll<Option<Step<T>>> {
+        loop {
+            if let Some(step) = self.steps.pop_front() {
+                return Poll::Ready(Some(step));
+            }
+            if let Some(item) = self.relayed.pop_front() {
+                self.read(item);
+                continue;
+            }
+            if let Some(result) = self.done.take() {
+                return Poll::Ready(Some(Step::Done(result)));
+            }
+            let Some(call) = self.call.as_mut() else {
+                return Poll::Ready(None);
+            };
+            let polled = call.as_mut().poll(cx);
+            self.relayed.extend(self.queue.take());
+            match polled {
+                Poll::Ready(result) => {
+                    self.call = None;
+                    self.done = Some(result);
+                }
+                Poll::Pending if self.relayed.is_empty() => return Poll::Pending,
+                Poll::Pending => {}
+            }
+        }
+    }
+
+    /// The next step that `map` keeps, mapped; `None` after `Done`.
+    pub(super) fn poll_map<U>(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut map: impl FnMut(Step<T>) -> Option<U>,
+    ) -> Poll<Option<U>> {
+        loop {
+            match self.poll_step(cx) {
+                Poll::Ready(Some(step)) => {
+                    if let Some(item) = map(step) {
+                        return Poll::Ready(Some(item));
+                    }
+                }
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+
+    /// Reads one thing the call relayed: a partial when a piece changed the answer so far, after
+    /// the elements it closed.
+    fn read(&mut self, item: Relayed) {
+        {
+            match item {
+                Relayed::Restart => {
+                    if self.reader.started() {
+                        self.restart = true;
+                    }
+                    self.reader.reset();
+                }
+                Relayed::Text(text) => {
+                    let changed = self.reader.push(&text);
+                    if self.elements {
+                        let closed = self.reader.take_elements();
+                        self.steps.extend(closed.into_iter().map(Step::Element));
+                    }
+                    if changed {
+                        self.partial();
+                    }
+                }
+                Relayed::Retry(record) => {
+                    self.steps.push_back(Step::Retry(record));
+                    self.attempt += 1;
+                    self.restart = true;
+                    self.reader.reset();
+                }
+            }
+        }
+    }
+
+    fn partial(&mut self) {
+        if !self.reader.started() {
+            return;
+        }
+        let restart = std::mem::take(&mut self.restart);
+        self.steps.push_back(Step::Partial(
+            self.reader.value().clone(),
+            self.attempt,
+            restart,
+        ));
+    }
+}
+
+// The driver is never pinned in place: the call's future is boxed, and nothing else is polled
+// through a pin.
+impl<T> Unpin for Driver<'_, T> {}

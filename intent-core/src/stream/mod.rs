@@ -1,0 +1,178 @@
+//! Streaming calls: the answer so far, already verified, while the model writes it.
+//!
+//! [`AiCall::stream`](crate::AiCall::stream) runs the call exactly as `.await` does (the same
+//! attempts, cache, judge, limits, fallback and rate limits: the one attempt loop) but asks each
+//! provider for its reply streamed, and yields [`StreamEvent`]s as it arrives:
+//!
+//! - [`StreamEvent::Partial`]: the answer so far ([`Partial::json`]), in which every member that
+//!   has closed is already verified against the type's shape and rules, and members still open
+//!   are shown as they are (a growing string, an unfinished list). A number or literal shows only
+//!   once complete. A text result shows its text so far.
+//! - [`StreamEvent::Retry`]: an attempt failed (its record says why) and the next one starts
+//!   from the start; the partials after it are the new attempt's ([`Partial::attempt`]).
+//! - [`StreamEvent::Done`]: the result, the same that `.await` gives. Always last.
+//!
+//! A reply from the cache is replayed as one partial, then `Done`. A provider that fails while
+//! streaming is handled as for `.await` (the fallback is asked; its partials start over, with
+//! [`Partial::is_restart`] set). [`AiCall::stream_elements`](crate::AiCall::stream_elements)
+//! yields the elements of a list answer as each closes and verifies ([`ElementEvent`]).
+//!
+//! The stream runs in the task that polls it (nothing is spawned), so dropping it cancels the
+//! call: the HTTP request is dropped and its connection closed.
+
+mod call;
+mod driver;
+
+pub use call::{AiStream, ElementStream};
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::result::{AiResult, AttemptRecord, ResultIssue};
+
+/// What an [`AiStream`] yields.
+///
+/// ```
+/// use futures::StreamExt;
+/// use intent_core::prelude::*;
+///
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// # rt.block_on(async {
+/// let model = ScriptedProvider::new([r#"{"value": [1, 2, 3]}"#]).with_stream_chunk_chars(4);
+/// let client = IntentClient::new(model);
+/// let mut stream = <Vec<u8>>::ai(&client, "one two three", "List the numbers.").stream();
+/// let mut partials = 0;
+/// while let Some(event) = stream.next().await {
+///     match event {
+///         StreamEvent::Partial(partial) => partials += usize::from(partial.json().is_array()),
+///         StreamEvent::Retry(record) => println!("attempt {} failed", record.number),
+///         StreamEvent::Done(result) => assert_eq!(result.value(), Some(&vec![1, 2, 3])),
+///     }
+/// }
+/// assert!(partials >= 2);
+/// # });
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StreamEvent<T> {
+    /// The answer so far.
+    Partial(Partial<T>),
+    /// An attempt failed; the next starts from the start.
+    Retry(AttemptRecord),
+    /// The call's result, as `.await` gives it.
+    Done(AiResult<T>),
+}
+
+/// The answer so far of a streamed call: every member that has closed is verified.
+///
+/// ```
+/// use futures::StreamExt;
+/// use intent_core::prelude::*;
+///
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// # rt.block_on(async {
+/// let model = ScriptedProvider::new(["Hello, world"]).with_stream_chunk_chars(5);
+/// let client = IntentClient::new(model);
+/// let mut stream = String::ai(&client, "hi", "Greet.").stream();
+/// let Some(StreamEvent::Partial(first)) = stream.next().await else { unreachable!() };
+/// assert_eq!(first.text(), Some("Hello"));
+/// assert_eq!(first.attempt(), 1);
+/// # });
+/// ```
+pub struct Partial<T> {
+    json: Arc<Value>,
+    attempt: u32,
+    restart: bool,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T> Partial<T> {
+    pub(crate) fn new(json: Arc<Value>, attempt: u32, restart: bool) -> Self {
+        Partial {
+            json,
+            attempt,
+            restart,
+            _type: PhantomData,
+        }
+    }
+
+    /// The answer so far, as JSON (the value inside the envelope): members that closed are
+    /// verified and normalized (wire names, numbers read from strings); open ones are as written
+    /// so far. For a text result, the text so far, as a JSON string.
+    ///
+    /// Kept shared with the stream: holding a partial while the stream goes on costs one copy
+    /// of it at the next change.
+    pub fn json(&self) -> &Value {
+        &self.json
+    }
+
+    /// The text so far, for a text result (`String`); `None` for other results.
+    pub fn text(&self) -> Option<&str> {
+        self.json.as_str()
+    }
+
+    /// The attempt this partial belongs to, from 1.
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// True for the first partial after the reply started over: a new attempt, or a fallback
+    /// provider asked after the first failed mid-stream. It replaces what was shown before.
+    pub fn is_restart(&self) -> bool {
+        self.restart
+    }
+}
+
+impl<T> Clone for Partial<T> {
+    fn clone(&self) -> Self {
+        Partial::new(self.json.clone(), self.attempt, self.restart)
+    }
+}
+
+impl<T> fmt::Debug for Partial<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Partial")
+            .field("json", &self.json)
+            .field("attempt", &self.attempt)
+            .field("restart", &self.restart)
+            .finish()
+    }
+}
+
+/// What an [`ElementStream`] yields: the elements of a list answer as each closes and verifies,
+/// in order, each once per attempt, with its index.
+///
+/// ```
+/// use futures::StreamExt;
+/// use intent_core::prelude::*;
+///
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// # rt.block_on(async {
+/// let model = ScriptedProvider::new([r#"{"value": ["a", "b"]}"#]).with_stream_chunk_chars(3);
+/// let client = IntentClient::new(model);
+/// let mut elements = <Vec<String>>::ai(&client, "a b", "List the letters.").stream_elements();
+/// let mut seen = Vec::new();
+/// while let Some(event) = elements.next().await {
+///     if let ElementEvent::Element(index, letter) = event {
+///         seen.push((index, letter));
+///     }
+/// }
+/// assert_eq!(seen, [(0, "a".to_owned()), (1, "b".to_owned())]);
+/// # });
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ElementEvent<E> {
+    /// Element `index` closed and passed every check on it.
+    Element(usize, E),
+    /// Element `index` closed and failed: its findings (the attempt will fail; the stream goes
+    /// on).
+    Invalid(usize, Vec<ResultIssue>),
+    /// An attempt failed; the next starts, its elements from index 0 again.
+    Retry(AttemptRecord),
+    /// The call's result, as `.await` gives it.
+    Done(AiResult<Vec<E>>),
+}

@@ -1,0 +1,10 @@
+//! Integration tests: streamed calls (one binary, one module per theme).
+
+mod calls;
+mod elements;
+mod wire;
+
+// The streaming HTTP server the provider tests use (pieces, holds, drops, closes seen).
+#[allow(dead_code)]
+#[path = "../providers/sse_server.rs"]
+mod sse_server;
