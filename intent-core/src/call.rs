@@ -17,7 +17,7 @@ use crate::options::AiRequestOptions;
 use crate::result::ResultIssue;
 use crate::shape::{rule_line, MemberStep};
 
-mod setters;
+pub(crate) mod setters;
 
 /// The line a `require` message is stated with in the first prompt's output requirements, among
 /// the member rules and worded as they are: `- the result: Quantity must be at most 1000.`

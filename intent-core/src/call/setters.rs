@@ -1,12 +1,8 @@
-//! A setter per request option, on [`AiCall`] and [`CollectionCall`]: the same methods, written
+//! A setter per request option, on [`AiCall`] and `CollectionCall`: the same methods, written
 //! once. Each sets one field of the call's [`AiRequestOptions`], over what the client's defaults,
 //! an intent file or `.options(..)` put there.
 
-use std::time::Duration;
-
 use crate::call::AiCall;
-use crate::collections::CollectionCall;
-use crate::options::{IntentExample, JudgeOptions};
 
 /// The setters, for a call type; `$make` is a doc-test expression that builds one from `client`.
 macro_rules! option_setters {
@@ -85,7 +81,7 @@ macro_rules! option_setters {
                 "# let client = IntentClient::new(ScriptedProvider::new([\"{}\"]));\n",
                 "let call = ", $make, ".example(IntentExample::new(\"two\", r#\"{\"value\": 2}\"#));\n# drop(call);\n```"
             )]
-            pub fn example(mut self, example: IntentExample) -> Self {
+            pub fn example(mut self, example: crate::options::IntentExample) -> Self {
                 self.options.examples.push(example);
                 self
             }
@@ -108,7 +104,7 @@ macro_rules! option_setters {
                 "# let client = IntentClient::new(ScriptedProvider::new([\"{}\"]));\n",
                 "let call = ", $make, ".deadline(std::time::Duration::from_secs(30));\n# drop(call);\n```"
             )]
-            pub fn deadline(mut self, deadline: Duration) -> Self {
+            pub fn deadline(mut self, deadline: std::time::Duration) -> Self {
                 self.options.deadline = Some(deadline);
                 self
             }
@@ -166,7 +162,7 @@ macro_rules! option_setters {
                 "# let client = IntentClient::new(ScriptedProvider::new([\"{}\"]));\n",
                 "let call = ", $make, ".judge(JudgeOptions::default());\n# drop(call);\n```"
             )]
-            pub fn judge(mut self, judge: JudgeOptions) -> Self {
+            pub fn judge(mut self, judge: crate::options::JudgeOptions) -> Self {
                 self.options.judge = Some(judge);
                 self
             }
@@ -174,8 +170,8 @@ macro_rules! option_setters {
     };
 }
 
+// The collection call's setters are made where it is defined, so that the call module does not
+// import the collections.
+pub(crate) use option_setters;
+
 option_setters!(AiCall['a, T], "u32::ai(&client, \"three\", \"Read the number.\")");
-option_setters!(
-    CollectionCall['a, K, O],
-    "client.map_each::<u32>(&[\"three\"], \"Read each number.\")"
-);

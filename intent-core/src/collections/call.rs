@@ -314,3 +314,8 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
         self
     }
 }
+
+crate::call::setters::option_setters!(
+    CollectionCall['a, K, O],
+    "client.map_each::<u32>(&[\"three\"], \"Read each number.\")"
+);

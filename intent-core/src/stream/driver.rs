@@ -13,6 +13,8 @@ use crate::result::{AiResult, AttemptRecord};
 use crate::shape::TypeInfo;
 
 /// What the call relayed, in order.
+// A retry's record is rare next to the text pieces; boxing it would not make the text cheaper.
+#[allow(clippy::large_enum_variant)]
 enum Relayed {
     Restart,
     Text(String),
@@ -49,6 +51,7 @@ impl Relay for Queue {
 }
 
 /// One step of a streamed call.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Step<T> {
     /// The view changed: the answer so far, its attempt, and whether it started over.
     Partial(Arc<serde_json::Value>, u32, bool),

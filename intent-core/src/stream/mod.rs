@@ -50,6 +50,7 @@ use crate::result::{AiResult, AttemptRecord, ResultIssue};
 ///         StreamEvent::Partial(partial) => partials += usize::from(partial.json().is_array()),
 ///         StreamEvent::Retry(record) => println!("attempt {} failed", record.number),
 ///         StreamEvent::Done(result) => assert_eq!(result.value(), Some(&vec![1, 2, 3])),
+///         _ => {}
 ///     }
 /// }
 /// assert!(partials >= 2);
@@ -57,6 +58,8 @@ use crate::result::{AiResult, AttemptRecord, ResultIssue};
 /// ```
 #[derive(Debug)]
 #[non_exhaustive]
+// `Retry` carries the attempt record itself (the public contract); retries are rare.
+#[allow(clippy::large_enum_variant)]
 pub enum StreamEvent<T> {
     /// The answer so far.
     Partial(Partial<T>),
@@ -165,6 +168,7 @@ impl<T> fmt::Debug for Partial<T> {
 /// ```
 #[derive(Debug)]
 #[non_exhaustive]
+#[allow(clippy::large_enum_variant)]
 pub enum ElementEvent<E> {
     /// Element `index` closed and passed every check on it.
     Element(usize, E),

@@ -198,7 +198,12 @@ impl SpanCapture {
 
     fn install(&self) -> tracing::subscriber::DefaultGuard {
         let subscriber = tracing_subscriber::registry().with(self.clone());
-        tracing::subscriber::set_default(subscriber)
+        let guard = tracing::subscriber::set_default(subscriber);
+        // Tests on other threads, without a subscriber, may have registered the library's
+        // callsites while this one was being installed; their interest is worked out again with
+        // this subscriber in place.
+        tracing::callsite::rebuild_interest_cache();
+        guard
     }
 }
 
@@ -330,7 +335,11 @@ async fn call_attempt_and_judge_spans_carry_the_gen_ai_attributes() {
     assert!(finished[0].get("latency_ms").is_some());
 }
 
+/// Run on its own by `.ci/run` (`--ignored`): beside tests on other threads that hit the same
+/// callsites with no subscriber, `tracing`'s cached callsite interest sometimes drops the chunk
+/// spans of this thread's subscriber.
 #[tokio::test]
+#[ignore = "run alone: cargo test -p intent-tests --test calls collection_call_has_a_span -- --ignored"]
 async fn a_collection_call_has_a_span_with_the_gen_ai_attributes_and_one_per_chunk() {
     let capture = SpanCapture::default();
     let _guard = capture.install();
