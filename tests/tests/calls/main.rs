@@ -14,4 +14,6 @@ mod options_precedence;
 mod replay;
 mod rules_up_front;
 mod shared_request;
+#[path = "../shared/trace_route.rs"]
+mod trace_route;
 mod tracing_spans;

@@ -497,7 +497,7 @@ async fn a_panicking_observer_neither_fails_the_call_nor_silences_the_others_and
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let _guard = crate::trace_route::route_to(subscriber);
 
     let first = Arc::new(Recorder::default());
     let last = Arc::new(Recorder::default());

@@ -45,7 +45,7 @@ async fn spans_carry_the_call_and_attempt_facts_but_no_prompt_text() {
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let _guard = crate::trace_route::route_to(subscriber);
 
     let mut reply = AiResponse::new(r#"{"value": 3}"#, "scripted");
     reply.usage = Usage {
@@ -196,14 +196,9 @@ impl SpanCapture {
             .collect()
     }
 
-    fn install(&self) -> tracing::subscriber::DefaultGuard {
+    fn install(&self) -> crate::trace_route::RouteGuard {
         let subscriber = tracing_subscriber::registry().with(self.clone());
-        let guard = tracing::subscriber::set_default(subscriber);
-        // Tests on other threads, without a subscriber, may have registered the library's
-        // callsites while this one was being installed; their interest is worked out again with
-        // this subscriber in place.
-        tracing::callsite::rebuild_interest_cache();
-        guard
+        crate::trace_route::route_to(subscriber)
     }
 }
 
@@ -335,11 +330,7 @@ async fn call_attempt_and_judge_spans_carry_the_gen_ai_attributes() {
     assert!(finished[0].get("latency_ms").is_some());
 }
 
-/// Run on its own by `.ci/run` (`--ignored`): beside tests on other threads that hit the same
-/// callsites with no subscriber, `tracing`'s cached callsite interest sometimes drops the chunk
-/// spans of this thread's subscriber.
 #[tokio::test]
-#[ignore = "run alone: cargo test -p intent-tests --test calls collection_call_has_a_span -- --ignored"]
 async fn a_collection_call_has_a_span_with_the_gen_ai_attributes_and_one_per_chunk() {
     let capture = SpanCapture::default();
     let _guard = capture.install();
@@ -417,7 +408,7 @@ fn a_plain_fmt_subscriber_shows_one_line_per_finished_call() {
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let _guard = crate::trace_route::route_to(subscriber);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

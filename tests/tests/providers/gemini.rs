@@ -454,7 +454,7 @@ async fn the_key_goes_only_in_its_header_never_in_a_url_error_or_log() {
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let _guard = crate::trace_route::route_to(subscriber);
 
     let server = MockServer::start().await;
     Mock::given(method("POST"))

@@ -21,4 +21,6 @@ mod sse_server;
 mod step_down;
 mod stream_faults;
 mod support;
+#[path = "../shared/trace_route.rs"]
+mod trace_route;
 mod transport;

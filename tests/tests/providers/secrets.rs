@@ -28,7 +28,7 @@ impl Write for Captured {
 }
 
 /// Every trace event of this thread, at TRACE, into the returned buffer while the guard lives.
-fn capture_traces() -> (Captured, tracing::subscriber::DefaultGuard) {
+fn capture_traces() -> (Captured, crate::trace_route::RouteGuard) {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
@@ -36,7 +36,7 @@ fn capture_traces() -> (Captured, tracing::subscriber::DefaultGuard) {
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    (captured, tracing::subscriber::set_default(subscriber))
+    (captured, crate::trace_route::route_to(subscriber))
 }
 
 /// Fails when any 8 characters of the key in a row show in `text`.
