@@ -57,6 +57,9 @@ pub enum IssueKind {
     Empty,
     /// The reply is a worked example's output, copied for an input that is not that example's.
     CopiedExample,
+    /// A member's answer is its own rule's bound (`minimum`, `maximum`), a number the input does
+    /// not contain: questioned once per call, then taken as honest.
+    CopiedRule,
 }
 
 /// One finding about a reply or a call, written for the model to act on.

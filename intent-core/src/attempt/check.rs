@@ -116,13 +116,15 @@ pub(super) async fn check<T>(
 }
 
 /// Reads a reply into a `T` and runs the call's checks on it: the verifier of a single call.
+/// With `want_json`, or JSON checks to run, the answer's JSON comes back with it.
 pub(super) fn read_checked<T: Intent>(
     info: &TypeInfo,
     checks: &[Check<'_, T>],
     json_checks: &[JsonCheck<'_>],
     text: &str,
-) -> Result<T, Vec<ResultIssue>> {
-    let (value, json) = if json_checks.is_empty() {
+    want_json: bool,
+) -> Result<(T, Option<serde_json::Value>), Vec<ResultIssue>> {
+    let (value, json) = if json_checks.is_empty() && !want_json {
         (read::read_reply::<T>(info, text)?, None)
     } else {
         let (value, json) = read::read_reply_json::<T>(info, text)?;
@@ -133,11 +135,11 @@ pub(super) fn read_checked<T: Intent>(
         .flat_map(|check| check(&value))
         .map(|message| ResultIssue::new(IssueKind::Check, message))
         .collect();
-    if let Some(json) = json {
-        issues.extend(json_checks.iter().flat_map(|check| check(&json)));
+    if let Some(json) = &json {
+        issues.extend(json_checks.iter().flat_map(|check| check(json)));
     }
     if issues.is_empty() {
-        Ok(value)
+        Ok((value, json))
     } else {
         Err(issues)
     }

@@ -7,6 +7,7 @@
 //!    call's result.
 
 mod answer;
+mod bounds;
 mod budget;
 mod check;
 mod copied;
@@ -139,11 +140,18 @@ async fn run_inner<T: Intent + Send>(
     };
     let limits = Limits::new(client, &options);
     let empty_lists = empty::EmptyListPolicy::new(&info, &input, limits.max_attempts);
+    let bounds = bounds::BoundPolicy::new(&info, &input, limits.max_attempts);
     let verify = |text: &str| {
-        let value = check::read_checked(&info, &checks, &json_checks, text)?;
-        match empty_lists.check(text) {
-            Some(issue) => Err(vec![issue]),
-            None => Ok(value),
+        let (value, json) =
+            check::read_checked(&info, &checks, &json_checks, text, bounds.applies())?;
+        if let Some(issue) = empty_lists.check(text) {
+            return Err(vec![issue]);
+        }
+        let copied = json.map(|json| bounds.check(&json)).unwrap_or_default();
+        if copied.is_empty() {
+            Ok(value)
+        } else {
+            Err(copied)
         }
     };
     let job = Job {

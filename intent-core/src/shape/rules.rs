@@ -17,7 +17,7 @@ pub mod table;
 /// use intent_core::__private::shape::Rules;
 ///
 /// let rules = Rules { minimum: Some(1.0), max_length: Some(80), ..Rules::default() };
-/// assert_eq!(rules.statements(), vec!["at least 1".to_owned(), "at most 80 characters".to_owned()]);
+/// assert_eq!(rules.statements(), vec!["must not be below 1".to_owned(), "at most 80 characters".to_owned()]);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rules {
@@ -102,13 +102,13 @@ impl Rules {
     pub fn statements(&self) -> Vec<String> {
         let mut out = Vec::new();
         if let Some(v) = self.minimum {
-            out.push(format!("at least {}", number(v)));
+            out.push(format!("must not be below {}", number(v)));
         }
         if let Some(v) = self.exclusive_minimum {
             out.push(format!("greater than {}", number(v)));
         }
         if let Some(v) = self.maximum {
-            out.push(format!("at most {}", number(v)));
+            out.push(format!("must not be above {}", number(v)));
         }
         if let Some(v) = self.exclusive_maximum {
             out.push(format!("less than {}", number(v)));
@@ -231,8 +231,26 @@ impl super::ShapeGraph {
     /// an answer ("`quantity` of each element of `lines`", never `lines[].quantity`), then its
     /// rules. Each named type is walked once, so a recursive type's rules are listed once.
     pub fn rule_lines(&self, root: super::NodeId) -> Vec<String> {
-        use super::{Node, StructKind, VariantKind};
         let mut out = Vec::new();
+        self.for_each_ruled_member(root, |path, rules, nullable| {
+            let statements = rules.statements();
+            if !statements.is_empty() {
+                let steps: Vec<MemberStep<'_>> = path.iter().map(Seg::step).collect();
+                out.push(rule_line(&steps, nullable, &statements));
+            }
+        });
+        out
+    }
+
+    /// Calls `visit` with the path, the rules and whether it may be null, for every member below
+    /// `root` that has rules, in the order [`rule_lines`](Self::rule_lines) states them. Each
+    /// named type is walked once, so a recursive type's members are visited once.
+    pub(crate) fn for_each_ruled_member(
+        &self,
+        root: super::NodeId,
+        mut visit: impl FnMut(&[Seg], &Rules, bool),
+    ) {
+        use super::{Node, StructKind, VariantKind};
         let mut seen = std::collections::HashSet::new();
         let mut stack = vec![(root, Vec::<Seg>::new())];
         while let Some((id, path)) = stack.pop() {
@@ -255,7 +273,7 @@ impl super::ShapeGraph {
                     }
                 }
                 Node::Struct(s) => match &s.kind {
-                    StructKind::Named(f) => self.member_rules(f, &path, &mut out, &mut children),
+                    StructKind::Named(f) => self.member_rules(f, &path, &mut visit, &mut children),
                     StructKind::Newtype(inner) => children.push((*inner, path.clone())),
                     StructKind::Tuple(items) => {
                         for (i, item) in items.iter().enumerate() {
@@ -268,7 +286,7 @@ impl super::ShapeGraph {
                     for v in &e.variants {
                         match &v.kind {
                             VariantKind::Struct(f) => {
-                                self.member_rules(f, &path, &mut out, &mut children)
+                                self.member_rules(f, &path, &mut visit, &mut children)
                             }
                             VariantKind::Newtype(inner) => children.push((*inner, path.clone())),
                             VariantKind::Tuple(items) => {
@@ -285,14 +303,13 @@ impl super::ShapeGraph {
             children.reverse();
             stack.extend(children);
         }
-        out
     }
 
     fn member_rules(
         &self,
         fields: &[super::Field],
         prefix: &[Seg],
-        out: &mut Vec<String>,
+        visit: &mut impl FnMut(&[Seg], &Rules, bool),
         children: &mut Vec<(super::NodeId, Vec<Seg>)>,
     ) {
         for f in fields {
@@ -300,11 +317,9 @@ impl super::ShapeGraph {
             if !f.flatten {
                 member.push(Seg::Member(f.name.to_string()));
             }
-            let statements = f.rules.statements();
-            if !statements.is_empty() {
+            if !f.rules.is_empty() {
                 let nullable = matches!(self.node(f.ty), super::Node::Option(_));
-                let steps: Vec<MemberStep<'_>> = member.iter().map(Seg::step).collect();
-                out.push(rule_line(&steps, nullable, &statements));
+                visit(&member, &f.rules, nullable);
             }
             children.push((f.ty, member));
         }
@@ -313,7 +328,7 @@ impl super::ShapeGraph {
 
 /// A step of a path while the shape is walked (owned, since the walk outlives no field).
 #[derive(Debug, Clone)]
-enum Seg {
+pub(crate) enum Seg {
     Member(String),
     Each,
     EachValue,
@@ -321,7 +336,8 @@ enum Seg {
 }
 
 impl Seg {
-    fn step(&self) -> MemberStep<'_> {
+    /// The step as a rule line names it.
+    pub(crate) fn step(&self) -> MemberStep<'_> {
         match self {
             Seg::Member(name) => MemberStep::Member(name),
             Seg::Each => MemberStep::Each,

@@ -1,6 +1,7 @@
 //! Integration tests: calls (one binary, one module per theme).
 
 mod attachments;
+mod bound_answers;
 mod cache;
 mod copied_examples;
 mod empty_lists;

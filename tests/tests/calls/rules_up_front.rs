@@ -29,7 +29,7 @@ async fn a_require_message_is_in_the_first_prompt_after_the_member_rules() {
         lines,
         [
             "- `sku`: matching the regular expression ^[A-Z]-\\d+$",
-            "- `quantity`: at least 1; at most 1000",
+            "- `quantity`: must not be below 1; must not be above 1000",
             "- the result: Quantity must be at most 100.",
             "- the result: Name the contact, always.",
         ]

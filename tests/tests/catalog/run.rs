@@ -181,7 +181,7 @@ async fn runs_a_typed_intent_with_the_files_options_and_states_its_rules() {
         "## Intent\nExtract the purchase request from this email.\n\n## Input (string)\nDana here: 40 of A-1192 please.\n\n## Output requirements\n"
     ));
     assert!(request.user.contains(
-        "Rules for members of <result>:\n- `quantity`: at least 1; at most 1000\n- `sku`: matching the regular expression ^[A-Z]-\\d+$\n- `contact`: at least 2 characters; at most 80 characters\nAdditional output requirements: The contact is the person who signs the email."
+        "Rules for members of <result>:\n- `quantity`: must not be below 1; must not be above 1000\n- `sku`: matching the regular expression ^[A-Z]-\\d+$\n- `contact`: at least 2 characters; at most 80 characters\nAdditional output requirements: The contact is the person who signs the email."
     ));
     assert!(request.user.contains(
         "Example 1 input:\nHi, Sam from Bolt Ltd. Please send 12 of B-220.\nExample 1 output:\n{\"value\": {\"contact\": \"Sam\", \"sku\": \"B-220\", \"quantity\": 12}}"
@@ -275,7 +275,7 @@ async fn the_callers_require_runs_with_the_files_rules() {
         ]
     );
     assert!(model.requests()[0].user.contains(
-        "- the result: at least 1 element; at most 20 elements\n- `sku` of each element: matching the regular expression ^[A-Z]-\\d+$\n- `quantity` of each element: at least 1"
+        "- the result: at least 1 element; at most 20 elements\n- `sku` of each element: matching the regular expression ^[A-Z]-\\d+$\n- `quantity` of each element: must not be below 1"
     ));
 }
 

@@ -16,8 +16,8 @@ async fn elements_arrive_in_order_each_once_and_done_equals_await() {
     let reply = r#"{"value": [{"sku": "A", "quantity": 1}, {"sku": "B", "quantity": 2}, {"sku": "C", "quantity": 3}]}"#;
     let model = ScriptedProvider::new([reply, reply]).with_stream_chunk_chars(4);
     let client = IntentClient::new(model);
-    let awaited = <Vec<Line>>::ai(&client, "x", "List the lines.").await;
-    let events = <Vec<Line>>::ai(&client, "x", "List the lines.")
+    let awaited = <Vec<Line>>::ai(&client, "1 A, 2 B, 3 C", "List the lines.").await;
+    let events = <Vec<Line>>::ai(&client, "1 A, 2 B, 3 C", "List the lines.")
         .stream_elements()
         .collect::<Vec<_>>()
         .await;
@@ -44,7 +44,7 @@ async fn a_failed_element_is_reported_and_the_stream_goes_on_to_the_retry() {
     let good = r#"{"value": [{"sku": "A", "quantity": 1}]}"#;
     let model = ScriptedProvider::new([bad, good]).with_stream_chunk_chars(9);
     let client = IntentClient::new(model);
-    let events = <Vec<Line>>::ai(&client, "x", "List the lines.")
+    let events = <Vec<Line>>::ai(&client, "1 A, no B, 3 C", "List the lines.")
         .stream_elements()
         .collect::<Vec<_>>()
         .await;
