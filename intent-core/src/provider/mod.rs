@@ -7,6 +7,7 @@
 mod anthropic;
 pub(crate) mod batch;
 mod gemini;
+mod http_provider;
 mod openai;
 mod openai_parts;
 mod openai_responses;
