@@ -11,7 +11,7 @@ use super::http_provider::{
 use super::transport::{
     env_var, join_url, transport_settings, ApiKey, EnvEndpoint, Prepared, Target, Transport,
 };
-use super::{AiResponse, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind};
+use super::{AiResponse, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
 use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 use crate::result::Usage;
@@ -290,15 +290,7 @@ impl AnthropicProvider {
 }
 
 impl Provider for AnthropicProvider {
-    provider_identity!();
-
-    fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
-        stream::stream(self, request)
-    }
-
-    fn batch_client(&self) -> Option<super::BatchClient<'_>> {
-        self.batch()
-    }
+    provider_identity!(stream, batch);
 }
 
 #[derive(Serialize)]

@@ -170,8 +170,23 @@ macro_rules! endpoint_settings {
 pub(crate) use endpoint_settings;
 
 /// The [`Provider`](super::Provider) methods every HTTP provider implements alike, inside its
-/// `impl Provider`: `name` and `default_model` from its fields, `complete` by its own `send`.
+/// `impl Provider`: `name` and `default_model` from its fields, `complete` by its own `send`; with
+/// `stream, batch`, also `stream` by its module `stream` and `batch_client` by its own `batch`.
 macro_rules! provider_identity {
+    (stream, batch) => {
+        $crate::provider::http_provider::provider_identity!();
+
+        fn stream<'a>(
+            &'a self,
+            request: &'a $crate::request::AiRequest,
+        ) -> $crate::provider::PieceStream<'a> {
+            stream::stream(self, request)
+        }
+
+        fn batch_client(&self) -> Option<$crate::provider::BatchClient<'_>> {
+            self.batch()
+        }
+    };
     () => {
         fn name(&self) -> &str {
             &self.name

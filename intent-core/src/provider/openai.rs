@@ -16,7 +16,7 @@ use super::sampling;
 use super::transport::{
     env_var, join_url, transport_settings, ApiKey, EnvEndpoint, Prepared, Target, Transport,
 };
-use super::{AiResponse, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind};
+use super::{AiResponse, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
 use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, SharedSchema};
 use crate::result::Usage;
@@ -368,15 +368,7 @@ impl OpenAiProvider {
 }
 
 impl Provider for OpenAiProvider {
-    provider_identity!();
-
-    fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
-        stream::stream(self, request)
-    }
-
-    fn batch_client(&self) -> Option<super::BatchClient<'_>> {
-        self.batch()
-    }
+    provider_identity!(stream, batch);
 }
 
 #[derive(Serialize)]
