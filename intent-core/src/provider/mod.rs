@@ -8,6 +8,7 @@ mod anthropic;
 pub(crate) mod batch;
 mod gemini;
 mod http_provider;
+mod message_parts;
 mod openai;
 mod openai_parts;
 mod openai_responses;
