@@ -67,6 +67,8 @@ struct Job<'c, 'a, T> {
     verify: &'c Verifier<'c, T>,
     /// Where a streamed call's reply goes as it arrives.
     relay: Option<&'c dyn Relay>,
+    /// The providers that refused the call's strict schema, asked in JSON-object mode since.
+    step_downs: crate::send::StepDowns,
 }
 
 impl<T> Job<'_, '_, T> {
@@ -154,6 +156,7 @@ async fn run_inner<T: Intent + Send>(
         options: &options,
         verify: &verify,
         relay,
+        step_downs: Default::default(),
     };
     attempts(&job, &limits).await
 }
@@ -177,6 +180,7 @@ pub(crate) async fn run_plan<T: Send>(
         options,
         verify,
         relay: None,
+        step_downs: Default::default(),
     };
     attempts(&job, &limits).await
 }
