@@ -10,6 +10,7 @@ use reqwest::header::HeaderValue;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::extra_body::WithExtra;
 use super::transport::{clip_body, error_text, json_body, ApiKey};
 use super::{ProviderError, ProviderErrorKind};
 use crate::request::{AiRequest, SharedSchema};
@@ -43,17 +44,17 @@ pub(crate) fn strict_schema<'r>(
     })
 }
 
-/// A provider's request body: `body` serialized, with the request's `extra_body` fields.
+/// A provider's request body: `body` serialized once, with the request's `extra_body` fields
+/// over its own.
 pub(crate) fn request_body(
     body: &impl serde::Serialize,
     request: &AiRequest,
     provider: &str,
 ) -> Result<Vec<u8>, ProviderError> {
-    super::sampling::extra_body(
-        json_body(body, request.text_len(), provider)?,
-        request,
-        provider,
-    )
+    match request.extra_body.as_deref().filter(|e| !e.is_empty()) {
+        None => json_body(body, request.text_len(), provider),
+        Some(extra) => json_body(&WithExtra { body, extra }, request.text_len(), provider),
+    }
 }
 
 /// A reply `body` read as the JSON object `T` of the API named `api`, or a decode error quoting the
@@ -249,6 +250,22 @@ mod tests {
         assert_eq!(with.kind, ProviderErrorKind::Decode);
         let without = no_answer(None, "content", "the reply has no content");
         assert_eq!(without.message, "the reply has no content");
+    }
+
+    #[test]
+    fn a_body_without_extra_fields_is_written_as_it_is_and_one_with_them_once() {
+        #[derive(serde::Serialize)]
+        struct Body {
+            b: u8,
+            a: u8,
+        }
+        let mut request = AiRequest::new("s", "u");
+        let plain = request_body(&Body { b: 1, a: 2 }, &request, "p").unwrap();
+        assert_eq!(plain, br#"{"b":1,"a":2}"#);
+        let extra = serde_json::json!({"a": 3, "c": 4});
+        request.extra_body = Some(std::sync::Arc::new(extra.as_object().unwrap().clone()));
+        let merged = request_body(&Body { b: 1, a: 2 }, &request, "p").unwrap();
+        assert_eq!(merged, br#"{"b":1,"a":3,"c":4}"#);
     }
 
     #[test]

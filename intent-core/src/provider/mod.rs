@@ -6,6 +6,7 @@
 
 mod anthropic;
 pub(crate) mod batch;
+mod extra_body;
 mod gemini;
 mod http_provider;
 mod message_parts;
