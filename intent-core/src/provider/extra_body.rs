@@ -37,9 +37,16 @@ fn not_an_object<E: serde::ser::Error>() -> E {
     E::custom("the request body is not a JSON object, so it cannot take extra_body fields")
 }
 
+/// Serializer methods that refuse what they are given: of a value, or with `-> Compound`, of a
+/// compound that is not a map.
 macro_rules! refuse {
     ($($method:ident($($arg:ty),*)),* $(,)?) => {
         $(fn $method(self $(, _: $arg)*) -> Result<Self::Ok, Self::Error> {
+            Err(not_an_object())
+        })*
+    };
+    ($($method:ident($($arg:ty),*) -> $compound:ident),* $(,)?) => {
+        $(fn $method(self $(, _: $arg)*) -> Result<Self::$compound, Self::Error> {
             Err(not_an_object())
         })*
     };
@@ -87,30 +94,12 @@ impl<'a, S: Serializer> Serializer for Overlay<'a, S> {
         Err(not_an_object())
     }
 
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
-        Err(not_an_object())
-    }
-
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, S::Error> {
-        Err(not_an_object())
-    }
-
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, S::Error> {
-        Err(not_an_object())
-    }
-
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, S::Error> {
-        Err(not_an_object())
+    refuse! {
+        serialize_seq(Option<usize>) -> SerializeSeq,
+        serialize_tuple(usize) -> SerializeTuple,
+        serialize_tuple_struct(&'static str, usize) -> SerializeTupleStruct,
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> SerializeTupleVariant,
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> SerializeStructVariant,
     }
 
     fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
@@ -127,16 +116,6 @@ impl<'a, S: Serializer> Serializer for Overlay<'a, S> {
         _: usize,
     ) -> Result<Self::SerializeStruct, S::Error> {
         self.serialize_map(None)
-    }
-
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, S::Error> {
-        Err(not_an_object())
     }
 }
 

@@ -1,9 +1,9 @@
 //! What the providers' message parts share: the list of parts a message with attachments becomes
 //! (each attachment as the provider writes it, and the text, first or last as the provider's docs
-//! place it), a message of text alone sent as a plain string where the API takes one, and the
-//! typed text part `{"type", "text"}`.
+//! place it), and the typed text part `{"type", "text"}`. Where an API takes a plain string, a
+//! message of text alone is sent as one.
 
-use serde::ser::{SerializeMap, SerializeSeq};
+use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
 use crate::attachment::Attachment;
@@ -47,41 +47,10 @@ where
     parts.end()
 }
 
-/// A message's content where the API takes a plain string: `text` alone when there is no
-/// attachment, else the list of parts, the text as the typed part `{"type": text_kind, "text"}`.
-pub(crate) fn serialize_content<'a, S, P>(
-    serializer: S,
-    text: &str,
-    text_kind: &'static str,
-    text_at: TextAt,
-    attachments: &'a [Attachment],
-    part: impl Fn(usize, &'a Attachment) -> P,
-) -> Result<S::Ok, S::Error>
-where
-    S: Serializer,
-    P: Serialize,
-{
-    if attachments.is_empty() {
-        return serializer.serialize_str(text);
-    }
-    let text = TypedText {
-        kind: text_kind,
-        text,
-    };
-    serialize_parts(serializer, text, text_at, attachments, part)
-}
-
-/// `{"type": kind, "text": text}`.
-struct TypedText<'a> {
-    kind: &'static str,
-    text: &'a str,
-}
-
-impl Serialize for TypedText<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("type", self.kind)?;
-        map.serialize_entry("text", self.text)?;
-        map.end()
-    }
+/// The typed text part `{"type": kind, "text": text}`.
+#[derive(Serialize)]
+pub(crate) struct TypedText<'a> {
+    #[serde(rename = "type")]
+    pub(crate) kind: &'static str,
+    pub(crate) text: &'a str,
 }

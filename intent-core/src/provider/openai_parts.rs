@@ -22,7 +22,7 @@ use serde::{Serialize, Serializer};
 
 use crate::attachment::limits::{is_https, AttachmentRules, Measure, GIF, JPEG, PNG, WEBP};
 use crate::attachment::{Attachment, DataUrl, Kind, Source};
-use crate::provider::message_parts::{serialize_content, TextAt, MB};
+use crate::provider::message_parts::{serialize_parts, TextAt, TypedText, MB};
 
 const IMAGE_TYPES: &[&str] = &[PNG, JPEG, WEBP, GIF];
 
@@ -90,14 +90,19 @@ impl<'a> UserContent<'a> {
 
 impl Serialize for UserContent<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let text_kind = match self.api {
-            Api::Chat => "text",
-            Api::Responses => "input_text",
+        if self.attachments.is_empty() {
+            return serializer.serialize_str(self.text);
+        }
+        let text = TypedText {
+            kind: match self.api {
+                Api::Chat => "text",
+                Api::Responses => "input_text",
+            },
+            text: self.text,
         };
-        serialize_content(
+        serialize_parts(
             serializer,
-            self.text,
-            text_kind,
+            text,
             TextAt::First,
             self.attachments,
             |index, attachment| AttachmentPart {

@@ -71,6 +71,19 @@ fn openai_schema_refusal() -> ResponseTemplate {
     )
 }
 
+/// Makes `server` refuse every Chat Completions request that carries the strict schema, as a real
+/// server does (at priority 1, before the server's other replies).
+async fn refuse_every_strict_schema(server: &MockServer) {
+    Mock::given(method("POST"))
+        .and(body_partial_json(
+            json!({"response_format": {"type": "json_schema"}}),
+        ))
+        .respond_with(openai_schema_refusal())
+        .with_priority(1)
+        .mount(server)
+        .await;
+}
+
 /// Checks a stepped-down exchange: a strict first body, a JSON-object second one with the schema
 /// in its prompt and otherwise the same messages, and the notice on the one attempt.
 fn assert_stepped_down(result: &AiResult<Order>, strict: &Value, user: &str) {
@@ -239,16 +252,8 @@ async fn a_schema_gemini_cannot_take_is_sent_once_in_json_object_mode() {
 
 #[tokio::test]
 async fn a_stepped_down_reply_is_still_verified_and_the_retry_skips_the_refused_schema() {
-    // The server refuses every request that carries the strict schema, as a real one does.
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(body_partial_json(
-            json!({"response_format": {"type": "json_schema"}}),
-        ))
-        .respond_with(openai_schema_refusal())
-        .with_priority(1)
-        .mount(&server)
-        .await;
+    refuse_every_strict_schema(&server).await;
     // JSON-object mode enforces no schema: the first reply misses a member, the retry fixes it.
     Mock::given(method("POST"))
         .respond_with(
@@ -302,14 +307,7 @@ async fn a_step_down_is_remembered_per_provider() {
     // The primary refuses the schema and then fails in JSON-object mode too; the fallback takes
     // the schema, and keeps being sent it.
     let primary = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(body_partial_json(
-            json!({"response_format": {"type": "json_schema"}}),
-        ))
-        .respond_with(openai_schema_refusal())
-        .with_priority(1)
-        .mount(&primary)
-        .await;
+    refuse_every_strict_schema(&primary).await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(503))
         .with_priority(2)

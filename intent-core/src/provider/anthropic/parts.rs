@@ -19,7 +19,7 @@ use serde::{Serialize, Serializer};
 
 use crate::attachment::limits::{is_https, AttachmentRules, Measure, GIF, JPEG, PNG, WEBP};
 use crate::attachment::{Attachment, Base64, Kind, Source};
-use crate::provider::message_parts::{serialize_content, TextAt, MB};
+use crate::provider::message_parts::{serialize_parts, TextAt, TypedText, MB};
 use crate::request::AiRequest;
 
 /// What the Messages API takes.
@@ -54,10 +54,16 @@ impl<'a> UserContent<'a> {
 
 impl Serialize for UserContent<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_content(
+        if self.attachments.is_empty() {
+            return serializer.serialize_str(self.text);
+        }
+        let text = TypedText {
+            kind: "text",
+            text: self.text,
+        };
+        serialize_parts(
             serializer,
-            self.text,
-            "text",
+            text,
             TextAt::Last,
             self.attachments,
             |_, attachment| Block(attachment),
