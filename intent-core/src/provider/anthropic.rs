@@ -9,7 +9,7 @@ use super::http_provider::{
     provider_identity, read_reply, request_body, strict_schema,
 };
 use super::transport::{
-    env_var, join_url, transport_settings, ApiKey, EnvEndpoint, Prepared, Target, Transport,
+    env_var, join_url, transport_settings, ApiKey, EnvEndpoint, Post, Prepared, Target, Transport,
 };
 use super::{AiResponse, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
@@ -263,28 +263,23 @@ impl AnthropicProvider {
         request_body(&body, request, &self.name)
     }
 
-    /// Where requests go, and the key they carry.
-    fn target(&self) -> Target<'_> {
-        Target {
+    /// The POST of `body` to the endpoint, with the key; the endpoint and headers are checked
+    /// and built once.
+    fn post(&self, body: Vec<u8>) -> Result<Post<'_>, ProviderError> {
+        let target = Target {
             provider: &self.name,
             base_url: &self.base_url,
             path: "v1/messages",
             key: &self.key,
-        }
+        };
+        self.prepared.post(&target, || self.headers(), body)
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
         let model = request.model.as_deref().unwrap_or(&self.model);
-        let body = self.body(request, model, false)?;
-        let target = self.target();
+        let post = self.post(self.body(request, model, false)?)?;
         self.transport
-            .send_json(
-                &self.prepared,
-                target,
-                || self.headers(),
-                body,
-                |reply| parse_reply(reply, model, &self.key),
-            )
+            .send_json_at(post, |reply| parse_reply(reply, model, &self.key))
             .await
     }
 }

@@ -14,7 +14,7 @@ use super::openai_responses;
 use super::openai_usage::{self, TokenDetails};
 use super::sampling;
 use super::transport::{
-    env_var, join_url, transport_settings, ApiKey, EnvEndpoint, Prepared, Target, Transport,
+    env_var, join_url, transport_settings, ApiKey, EnvEndpoint, Post, Prepared, Target, Transport,
 };
 use super::{AiResponse, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
@@ -335,14 +335,16 @@ impl OpenAiProvider {
         request_body(&body, request, &self.name)
     }
 
-    /// Where requests go, and the key they carry.
-    fn target(&self) -> Target<'_> {
-        Target {
+    /// The POST of `body` to the endpoint, with the key; the endpoint and headers are checked
+    /// and built once.
+    fn post(&self, body: Vec<u8>) -> Result<Post<'_>, ProviderError> {
+        let target = Target {
             provider: &self.name,
             base_url: &self.base_url,
             path: self.api.path(),
             key: &self.key,
-        }
+        };
+        self.prepared.post(&target, || self.headers(), body)
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
@@ -351,18 +353,11 @@ impl OpenAiProvider {
             OpenAiApi::ChatCompletions => self.body(request, model, false)?,
             OpenAiApi::Responses => openai_responses::body(request, model, &self.name)?,
         };
-        let target = self.target();
         self.transport
-            .send_json(
-                &self.prepared,
-                target,
-                || self.headers(),
-                body,
-                |reply| match self.api {
-                    OpenAiApi::ChatCompletions => parse_reply(reply, model, &self.key),
-                    OpenAiApi::Responses => openai_responses::parse_reply(reply, model, &self.key),
-                },
-            )
+            .send_json_at(self.post(body)?, |reply| match self.api {
+                OpenAiApi::ChatCompletions => parse_reply(reply, model, &self.key),
+                OpenAiApi::Responses => openai_responses::parse_reply(reply, model, &self.key),
+            })
             .await
     }
 }

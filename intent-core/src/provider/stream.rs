@@ -30,9 +30,7 @@ use super::sse::SseEvent;
 use super::transport::{ApiKey, EventBody, Opened, PieceRedactor, Post, Redact, Transport};
 use super::{AiResponse, BoxFuture, FinishReason, ProviderError, ProviderErrorKind};
 use crate::result::Usage;
-pub(crate) use decoding::{
-    not_an_event, open_prepared, server_error, typed_error_text, StreamModel,
-};
+pub(crate) use decoding::{not_an_event, server_error, typed_error_text, StreamModel};
 
 /// A boxed, sendable stream of reply pieces, as [`Provider::stream`](super::Provider::stream)
 /// returns.

@@ -31,7 +31,7 @@ use serde_json::Value;
 use super::{parse_reply, stop_reason, AnthropicProvider, MessagesUsage, THINKING_SEPARATOR};
 use crate::provider::sse::SseEvent;
 use crate::provider::stream::{
-    not_an_event, open_prepared, opening, server_error, typed_error_text, EventDecoder,
+    not_an_event, open_and_read, opening, server_error, typed_error_text, EventDecoder,
     PieceStream, StreamEnd, StreamModel, StreamPiece, UntilNotBlank,
 };
 use crate::provider::transport::ApiKey;
@@ -45,15 +45,11 @@ pub(super) fn stream<'a>(
 ) -> PieceStream<'a> {
     opening(async move {
         let model = request.model.as_deref().unwrap_or(&provider.model);
-        open_prepared(
-            &provider.transport,
-            &provider.prepared,
-            provider.target(),
-            || provider.headers(),
-            provider.body(request, model, true)?,
-            MessagesDecoder::new(model, &provider.key),
-            |reply| parse_reply(reply, model, &provider.key),
-        )
+        let post = provider.post(provider.body(request, model, true)?)?;
+        let decoder = MessagesDecoder::new(model, &provider.key);
+        open_and_read(&provider.transport, post, decoder, |reply| {
+            parse_reply(reply, model, &provider.key)
+        })
         .await
     })
 }

@@ -32,7 +32,7 @@ use serde_json::Value;
 use super::{content_text, finish_reason, parse_reply, ChatUsage, OpenAiApi, OpenAiProvider};
 use crate::provider::sse::SseEvent;
 use crate::provider::stream::{
-    not_an_event, open_prepared, opening, server_error, whole_reply, EventDecoder, PieceStream,
+    not_an_event, open_and_read, opening, server_error, whole_reply, EventDecoder, PieceStream,
     StreamEnd, StreamModel, StreamPiece, UntilNotBlank,
 };
 use crate::provider::transport::{clip_body, error_text, ApiKey};
@@ -46,15 +46,11 @@ pub(super) fn stream<'a>(provider: &'a OpenAiProvider, request: &'a AiRequest) -
     }
     opening(async move {
         let model = request.model.as_deref().unwrap_or(&provider.model);
-        open_prepared(
-            &provider.transport,
-            &provider.prepared,
-            provider.target(),
-            || provider.headers(),
-            provider.body(request, model, true)?,
-            ChatDecoder::new(model, &provider.key),
-            |reply| parse_reply(reply, model, &provider.key),
-        )
+        let post = provider.post(provider.body(request, model, true)?)?;
+        let decoder = ChatDecoder::new(model, &provider.key);
+        open_and_read(&provider.transport, post, decoder, |reply| {
+            parse_reply(reply, model, &provider.key)
+        })
         .await
     })
 }

@@ -1,29 +1,11 @@
-//! What the providers' stream decoders share around their own events: opening a streamed request
-//! to a prepared endpoint, the model the reply names (else the one asked for), and the errors of a
-//! stream (an event the provider's wire does not allow, an error the server sends after HTTP 200),
+//! What the providers' stream decoders share around their own events: the model the reply names
+//! (else the one asked for), and the errors of a stream (an event the provider's wire does not allow, an error the server sends after HTTP 200),
 //! with the key redacted before any text is cut for a message.
 
 use serde_json::Value;
 
-use super::{open_and_read, EventDecoder, PieceStream};
-use crate::provider::transport::{clip_body, error_text, ApiKey, Prepared, Target, Transport};
-use crate::provider::{AiResponse, ProviderError, ProviderErrorKind};
-
-/// Opens a streamed request of `body` to the target's endpoint (built once, with `headers`, in
-/// `prepared`) and reads its reply: events through `decoder`, or a whole JSON reply through
-/// `parse`.
-pub(crate) async fn open_prepared<D: EventDecoder>(
-    transport: &Transport,
-    prepared: &Prepared,
-    target: Target<'_>,
-    headers: impl FnOnce() -> Result<reqwest::header::HeaderMap, ProviderError>,
-    body: Vec<u8>,
-    decoder: D,
-    parse: impl FnOnce(&[u8]) -> Result<AiResponse, ProviderError>,
-) -> Result<PieceStream<'static>, ProviderError> {
-    let post = prepared.post(&target, headers, body)?;
-    open_and_read(transport, post, decoder, parse).await
-}
+use crate::provider::transport::{clip_body, error_text, ApiKey};
+use crate::provider::{ProviderError, ProviderErrorKind};
 
 /// The model of a streamed reply: the last one an event named, else the one asked for.
 pub(crate) struct StreamModel {
