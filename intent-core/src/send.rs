@@ -14,6 +14,7 @@ use std::time::Instant;
 
 pub(crate) use self::escalate::route;
 pub(crate) use self::reasoning::reasoning_of;
+pub(crate) use self::step_down::StepDowns;
 
 use crate::client::IntentClient;
 use crate::observe;
@@ -64,20 +65,23 @@ pub(crate) async fn send(
     request: &AiRequest,
     named: Option<&str>,
 ) -> Result<(String, AiResponse), ProviderError> {
-    send_within(client, request, named, None)
+    send_within(client, request, named, None, &StepDowns::default())
         .await
         .map(|sent| (sent.provider, sent.response))
 }
 
-/// [`send`], with each provider's rate limiter waited for only until `deadline`: a longer wait
-/// is a [`ProviderErrorKind::RateLimitWait`] error, and nothing is sent to that provider.
+/// [`send`], with each provider's rate limiter waited for only until `deadline` (a longer wait
+/// is a [`ProviderErrorKind::RateLimitWait`] error, and nothing is sent to that provider), and
+/// the call's `step_downs`: a provider that refused the call's strict schema before is asked in
+/// JSON-object mode straight away.
 pub(crate) async fn send_within(
     client: &IntentClient,
     request: &AiRequest,
     named: Option<&str>,
     deadline: Option<Instant>,
+    step_downs: &StepDowns,
 ) -> Result<Sent, ProviderError> {
-    send_via(client, request, named, deadline, &Whole).await
+    send_via(client, request, named, deadline, step_downs, &Whole).await
 }
 
 /// [`send_within`], each provider asked through `ask`.
@@ -86,8 +90,15 @@ pub(crate) async fn send_via(
     request: &AiRequest,
     named: Option<&str>,
     deadline: Option<Instant>,
+    step_downs: &StepDowns,
     ask: &dyn Ask,
 ) -> Result<Sent, ProviderError> {
+    let ask = Asking {
+        client,
+        deadline,
+        step_downs,
+        ask,
+    };
     let providers = client.providers();
     if let Some(name) = named {
         let Some(index) = providers.iter().position(|p| p.name() == name) else {
@@ -100,11 +111,11 @@ pub(crate) async fn send_via(
                 ),
             ));
         };
-        return complete_or_step_down(client, index, request, deadline, ask).await;
+        return ask.complete_or_step_down(index, request).await;
     }
     let mut last_error = None;
     for (index, provider) in providers.iter().enumerate() {
-        match complete_or_step_down(client, index, request, deadline, ask).await {
+        match ask.complete_or_step_down(index, request).await {
             Ok(answer) => return Ok(answer),
             Err(error) => {
                 if let Some(next) = providers.get(index + 1) {
@@ -124,38 +135,59 @@ pub(crate) async fn send_via(
     }))
 }
 
-/// Asks the provider at `index`; when it refuses the request's strict schema, asks it once more
-/// with the same request in JSON-object mode, and says so in a notice.
-async fn complete_or_step_down(
-    client: &IntentClient,
-    index: usize,
-    request: &AiRequest,
+/// How each provider of one send is asked.
+struct Asking<'a> {
+    client: &'a IntentClient,
     deadline: Option<Instant>,
-    ask: &dyn Ask,
-) -> Result<Sent, ProviderError> {
-    let refusal = match complete(client, index, request, deadline, ask).await {
-        Ok((provider, response)) => {
+    step_downs: &'a StepDowns,
+    ask: &'a dyn Ask,
+}
+
+impl Asking<'_> {
+    /// Asks the provider at `index`; when it refuses the request's strict schema, asks it once
+    /// more with the same request in JSON-object mode, says so in a notice, and remembers it for
+    /// the rest of the call: a provider that refused the call's schema before is sent the
+    /// JSON-object request at once, with the notice again.
+    async fn complete_or_step_down(
+        &self,
+        index: usize,
+        request: &AiRequest,
+    ) -> Result<Sent, ProviderError> {
+        let (client, deadline, ask) = (self.client, self.deadline, self.ask);
+        if let Some(refusal) = self.step_downs.refusal(index, request) {
+            let stepped = step_down::json_object_request(request);
+            let (provider, response) = complete(client, index, &stepped, deadline, ask).await?;
             return Ok(Sent {
                 provider,
                 response,
-                notices: Vec::new(),
-            })
+                notices: vec![step_down::remembered_notice(&refusal)],
+            });
         }
-        Err(error) if step_down::refuses_strict_schema(request, &error) => error,
-        Err(error) => return Err(error),
-    };
-    tracing::warn!(
-        provider = %refusal.provider,
-        error = %refusal,
-        "the provider refused the strict schema; sending the attempt in JSON-object mode"
-    );
-    let stepped = step_down::json_object_request(request);
-    let (provider, response) = complete(client, index, &stepped, deadline, ask).await?;
-    Ok(Sent {
-        provider,
-        response,
-        notices: vec![step_down::notice(&refusal)],
-    })
+        let refusal = match complete(client, index, request, deadline, ask).await {
+            Ok((provider, response)) => {
+                return Ok(Sent {
+                    provider,
+                    response,
+                    notices: Vec::new(),
+                })
+            }
+            Err(error) if step_down::refuses_strict_schema(request, &error) => error,
+            Err(error) => return Err(error),
+        };
+        tracing::warn!(
+            provider = %refusal.provider,
+            error = %refusal,
+            "the provider refused the strict schema; sending the attempt in JSON-object mode"
+        );
+        self.step_downs.remember(index, &refusal);
+        let stepped = step_down::json_object_request(request);
+        let (provider, response) = complete(client, index, &stepped, deadline, ask).await?;
+        Ok(Sent {
+            provider,
+            response,
+            notices: vec![step_down::notice(&refusal)],
+        })
+    }
 }
 
 /// Asks the provider at `index`, within its rate limiter when it has one. A reply is counted as

@@ -524,7 +524,7 @@ async fn a_text_only_model_refuses_an_attached_image_and_the_call_says_why() {
         })
         .with_timeout(Duration::from_secs(180));
     let client = IntentClient::new(provider);
-    let image = Attachment::from_bytes(intent_core::attachment::tests_png()).unwrap();
+    let image = Attachment::from_bytes(intent_tests::tests_png()).unwrap();
     let result = String::ai(
         &client,
         "The image is attached.",

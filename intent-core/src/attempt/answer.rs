@@ -75,8 +75,11 @@ pub(super) async fn answer<T>(
         let sent_at = Instant::now();
         let deadline = limits.deadline_at();
         let sent = match job.relay {
-            None => send_within(job.client, request, named, deadline).await,
-            Some(relay) => send_via(job.client, request, named, deadline, &Streamed(relay)).await,
+            None => send_within(job.client, request, named, deadline, &job.step_downs).await,
+            Some(relay) => {
+                let ask = Streamed(relay);
+                send_via(job.client, request, named, deadline, &job.step_downs, &ask).await
+            }
         };
         sent.map(|sent| {
             observe::reply_received(

@@ -68,6 +68,8 @@ struct Job<'c, 'a, T> {
     verify: &'c Verifier<'c, T>,
     /// Where a streamed call's reply goes as it arrives.
     relay: Option<&'c dyn Relay>,
+    /// The providers that refused the call's strict schema, asked in JSON-object mode since.
+    step_downs: crate::send::StepDowns,
 }
 
 impl<T> Job<'_, '_, T> {
@@ -162,6 +164,7 @@ async fn run_inner<T: Intent + Send>(
         options: &options,
         verify: &verify,
         relay,
+        step_downs: Default::default(),
     };
     attempts(&job, &limits).await
 }
@@ -185,6 +188,7 @@ pub(crate) async fn run_plan<T: Send>(
         options,
         verify,
         relay: None,
+        step_downs: Default::default(),
     };
     attempts(&job, &limits).await
 }

@@ -1,18 +1,17 @@
 //! [`AnthropicProvider`]: the Messages API.
 
-use std::fmt;
-
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::http_provider::{
+    answering_model, debug_provider, endpoint_settings, key_header_value, no_answer,
+    provider_identity, read_reply, request_body, strict_schema,
+};
 use super::transport::{
-    clip_body, display_url, env_var, join_url, json_body, transport_settings, ApiKey, EnvEndpoint,
-    Prepared, Target, Transport,
+    env_var, join_url, transport_settings, ApiKey, EnvEndpoint, Post, Prepared, Target, Transport,
 };
-use super::{
-    AiResponse, BoxFuture, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind,
-};
+use super::{AiResponse, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
 use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 use crate::result::Usage;
@@ -74,21 +73,20 @@ pub struct AnthropicProvider {
     prepared: Prepared,
 }
 
-impl fmt::Debug for AnthropicProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AnthropicProvider")
-            .field("name", &self.name)
-            .field("base_url", &display_url(&self.base_url))
-            .field("model", &self.model)
-            .field("api_key", &self.key)
-            .field("default_max_tokens", &self.default_max_tokens)
-            .field("send_temperature", &self.send_temperature)
-            .field("transport", &self.transport)
-            .finish()
-    }
-}
+debug_provider!(AnthropicProvider {
+    default_max_tokens,
+    send_temperature
+});
 
 transport_settings!(AnthropicProvider);
+endpoint_settings! {
+    AnthropicProvider,
+    path: "v1/messages",
+    base_url: "http://127.0.0.1:9000/" => "http://127.0.0.1:9000/v1/messages",
+    model: "claude-opus-4-1",
+    name: "claude" (default "anthropic"),
+    key: "k",
+}
 
 impl AnthropicProvider {
     /// The default base URL.
@@ -141,40 +139,6 @@ impl AnthropicProvider {
         Ok(provider)
     }
 
-    /// The base URL; requests go to `{base}/v1/messages`.
-    ///
-    /// ```
-    /// let provider = intent_core::provider::AnthropicProvider::new("k").with_base_url("http://127.0.0.1:9000/");
-    /// assert_eq!(provider.endpoint(), "http://127.0.0.1:9000/v1/messages");
-    /// ```
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.prepared = Prepared::default();
-        self.base_url = base_url.into();
-        self
-    }
-
-    /// The model asked when a request names none.
-    ///
-    /// ```
-    /// let provider = intent_core::provider::AnthropicProvider::new("k").with_model("claude-opus-4-1");
-    /// assert_eq!(provider.model(), "claude-opus-4-1");
-    /// ```
-    pub fn with_model(mut self, model: impl Into<String>) -> Self {
-        self.model = model.into();
-        self
-    }
-
-    /// The provider's name, as `AiRequestOptions::provider` names it (`anthropic` by default).
-    ///
-    /// ```
-    /// use intent_core::provider::{AnthropicProvider, Provider};
-    /// assert_eq!(AnthropicProvider::new("k").with_name("claude").name(), "claude");
-    /// ```
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
-        self
-    }
-
     /// The `max_tokens` sent when the request sets no `max_output_tokens` (4096 by default; the
     /// Messages API requires one).
     ///
@@ -198,16 +162,6 @@ impl AnthropicProvider {
         self
     }
 
-    /// The base URL.
-    ///
-    /// ```
-    /// let provider = intent_core::provider::AnthropicProvider::new("k");
-    /// assert_eq!(provider.base_url(), intent_core::provider::AnthropicProvider::DEFAULT_BASE_URL);
-    /// ```
-    pub fn base_url(&self) -> &str {
-        &self.base_url
-    }
-
     /// The endpoint requests go to: `{base}/v1/messages`.
     ///
     /// ```
@@ -216,15 +170,6 @@ impl AnthropicProvider {
     /// ```
     pub fn endpoint(&self) -> String {
         join_url(&self.base_url, "v1/messages")
-    }
-
-    /// The model asked when a request names none.
-    ///
-    /// ```
-    /// assert_eq!(intent_core::provider::AnthropicProvider::new("k").model(), "claude-sonnet-4-5");
-    /// ```
-    pub fn model(&self) -> &str {
-        &self.model
     }
 
     /// The `max_tokens` sent when the request sets none.
@@ -252,15 +197,7 @@ impl AnthropicProvider {
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
         if let Some(key) = self.key.expose() {
-            let mut value = HeaderValue::from_str(key).map_err(|_| {
-                ProviderError::new(
-                    ProviderErrorKind::Config,
-                    "the API key contains characters not allowed in an HTTP header",
-                )
-                .with_provider(&self.name)
-            })?;
-            value.set_sensitive(true);
-            headers.insert("x-api-key", value);
+            headers.insert("x-api-key", key_header_value(key, &self.name)?);
         }
         Ok(headers)
     }
@@ -274,21 +211,12 @@ impl AnthropicProvider {
     ) -> Result<Vec<u8>, ProviderError> {
         let output_config = match request.format {
             ResponseFormat::Text | ResponseFormat::JsonObject => None,
-            ResponseFormat::JsonSchema => {
-                let schema = request.schema.as_ref().ok_or_else(|| {
-                    ProviderError::new(
-                        ProviderErrorKind::Config,
-                        "the request asks for ResponseFormat::JsonSchema but carries no schema",
-                    )
-                    .with_provider(&self.name)
-                })?;
-                Some(OutputConfig {
-                    format: OutputFormat {
-                        kind: "json_schema",
-                        schema,
-                    },
-                })
-            }
+            ResponseFormat::JsonSchema => Some(OutputConfig {
+                format: OutputFormat {
+                    kind: "json_schema",
+                    schema: strict_schema(request, &self.name)?,
+                },
+            }),
         };
         parts::RULES.check(&request.attachments, &self.name)?;
         let reply_limit = request.max_output_tokens.unwrap_or(self.default_max_tokens);
@@ -332,62 +260,32 @@ impl AnthropicProvider {
             output_config,
             stream: stream.then_some(true),
         };
-        super::sampling::extra_body(
-            json_body(&body, request.text_len(), &self.name)?,
-            request,
-            &self.name,
-        )
+        request_body(&body, request, &self.name)
     }
 
-    /// Where requests go, and the key they carry.
-    fn target(&self) -> Target<'_> {
-        Target {
+    /// The POST of `body` to the endpoint, with the key; the endpoint and headers are checked
+    /// and built once.
+    fn post(&self, body: Vec<u8>) -> Result<Post<'_>, ProviderError> {
+        let target = Target {
             provider: &self.name,
             base_url: &self.base_url,
             path: "v1/messages",
             key: &self.key,
-        }
+        };
+        self.prepared.post(&target, || self.headers(), body)
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
         let model = request.model.as_deref().unwrap_or(&self.model);
-        let body = self.body(request, model, false)?;
-        let target = self.target();
+        let post = self.post(self.body(request, model, false)?)?;
         self.transport
-            .send_json(
-                &self.prepared,
-                target,
-                || self.headers(),
-                body,
-                |reply| parse_reply(reply, model, &self.key),
-            )
+            .send_json_at(post, |reply| parse_reply(reply, model, &self.key))
             .await
     }
 }
 
 impl Provider for AnthropicProvider {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn default_model(&self) -> Option<&str> {
-        Some(&self.model)
-    }
-
-    fn complete<'a>(
-        &'a self,
-        request: &'a AiRequest,
-    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
-        Box::pin(self.send(request))
-    }
-
-    fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
-        stream::stream(self, request)
-    }
-
-    fn batch_client(&self) -> Option<super::BatchClient<'_>> {
-        self.batch()
-    }
+    provider_identity!(stream, batch);
 }
 
 #[derive(Serialize)]
@@ -462,24 +360,13 @@ struct MessagesUsage {
 
 /// Reads a Messages API reply.
 fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
-    let reply: MessagesReply = serde_json::from_slice(body).map_err(|e| {
-        ProviderError::new(
-            ProviderErrorKind::Decode,
-            format!(
-                "the reply is not a Messages API JSON object ({e}): {}",
-                clip_body(body, key)
-            ),
-        )
-    })?;
+    let reply: MessagesReply = read_reply(body, "Messages API", key)?;
     let Some(blocks) = reply.content else {
-        let message = match reply.error {
-            Some(error) => format!(
-                "the reply carries an error instead of content: {}",
-                super::transport::error_text(&error)
-            ),
-            None => "the reply has no content".to_owned(),
-        };
-        return Err(ProviderError::new(ProviderErrorKind::Decode, message));
+        return Err(no_answer(
+            reply.error.as_ref(),
+            "content",
+            "the reply has no content",
+        ));
     };
     let block_texts = |kind: &'static str, field: &'static str| {
         blocks
@@ -494,13 +381,7 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
         .join(THINKING_SEPARATOR);
     let finish_reason = stop_reason(reply.stop_reason.as_deref());
     let refusal = (finish_reason == FinishReason::Refusal).then(|| text.trim().to_owned());
-    let mut response = AiResponse::new(
-        text,
-        reply
-            .model
-            .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| sent_model.to_owned()),
-    );
+    let mut response = AiResponse::new(text, answering_model(reply.model, sent_model));
     response.finish_reason = finish_reason;
     response.refusal = refusal;
     response.reasoning = (!reasoning.is_empty()).then_some(reasoning);

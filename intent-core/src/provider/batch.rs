@@ -8,12 +8,15 @@
 //! a provider outside the crate cannot offer them, and the collections' batch driver
 //! ([`CollectionCall::batch`](crate::CollectionCall::batch)) is their only user.
 
+mod http;
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 use super::{AiResponse, BoxFuture, ProviderError};
 use crate::request::AiRequest;
+pub(crate) use http::{batch_endpoint, result_line, BatchHttp};
 
 /// A provider's batch API, as [`Provider::batch_client`](super::Provider::batch_client) returns it.
 ///
@@ -161,13 +164,16 @@ impl ItemFailure {
     }
 }
 
+/// What a batch says of one request: its reply, or why it has none.
+pub(crate) type ItemOutcome = Result<AiResponse, (ItemFailure, String)>;
+
 /// One line of a batch's results.
 #[derive(Debug)]
 pub(crate) enum ResultLine {
     /// The result of the request named `custom_id`.
     Item {
         custom_id: String,
-        outcome: Result<AiResponse, (ItemFailure, String)>,
+        outcome: ItemOutcome,
     },
     /// A line that could not be read, and why.
     Unreadable(String),
@@ -238,44 +244,11 @@ pub(crate) fn line_around(custom_id: &str, middle: &str, body: &[u8]) -> Vec<u8>
 }
 
 /// A result line's text for a message: the key already redacted, clipped to 200 characters.
-pub(crate) fn clip_line(line: &[u8]) -> String {
+fn clip_line(line: &[u8]) -> String {
     let text = String::from_utf8_lossy(line);
     let text = text.trim();
     match text.char_indices().nth(200) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_owned(),
     }
-}
-
-/// The endpoint `path` under a provider's base URL, checked.
-pub(crate) fn endpoint(
-    base_url: &str,
-    path: &str,
-    provider: &str,
-) -> Result<reqwest::Url, ProviderError> {
-    let config = |message: String| {
-        ProviderError::new(super::ProviderErrorKind::Config, message).with_provider(provider)
-    };
-    super::transport::check_base_url(base_url).map_err(config)?;
-    reqwest::Url::parse(&super::transport::join_url(base_url, path))
-        .map_err(|e| config(format!("the batch endpoint URL is not valid ({e})")))
-}
-
-/// A batch API's JSON reply read into `T`, or a decode error naming what was read.
-pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
-    body: &[u8],
-    what: &str,
-    provider: &str,
-    key: &super::transport::ApiKey,
-) -> Result<T, ProviderError> {
-    serde_json::from_slice(body).map_err(|e| {
-        ProviderError::new(
-            super::ProviderErrorKind::Decode,
-            format!(
-                "the reply to {what} is not the JSON expected ({e}): {}",
-                super::transport::clip_body(body, key)
-            ),
-        )
-        .with_provider(provider)
-    })
 }

@@ -6,7 +6,10 @@
 
 mod anthropic;
 pub(crate) mod batch;
+mod extra_body;
 mod gemini;
+mod http_provider;
+mod message_parts;
 mod openai;
 mod openai_parts;
 mod openai_responses;

@@ -1,23 +1,22 @@
 //! [`OpenAiProvider`]: Chat Completions, for OpenAI and compatible servers (Azure's v1 endpoint,
 //! Ollama, llama.cpp, vLLM).
 
-use std::fmt;
-
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
+use reqwest::header::{HeaderMap, HeaderName, AUTHORIZATION};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::http_provider::{
+    answering_model, debug_provider, endpoint_settings, key_header_value, no_answer,
+    provider_identity, read_reply, request_body, strict_schema,
+};
 use super::openai_parts as parts;
 use super::openai_responses;
 use super::openai_usage::{self, TokenDetails};
 use super::sampling;
 use super::transport::{
-    display_url, env_var, join_url, json_body, transport_settings, ApiKey, EnvEndpoint, Prepared,
-    Target, Transport,
+    env_var, join_url, transport_settings, ApiKey, EnvEndpoint, Post, Prepared, Target, Transport,
 };
-use super::{
-    AiResponse, BoxFuture, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind,
-};
+use super::{AiResponse, FinishReason, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
 use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, SharedSchema};
 use crate::result::Usage;
@@ -122,22 +121,21 @@ pub struct OpenAiProvider {
     prepared: Prepared,
 }
 
-impl fmt::Debug for OpenAiProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiProvider")
-            .field("name", &self.name)
-            .field("base_url", &display_url(&self.base_url))
-            .field("model", &self.model)
-            .field("api_key", &self.key)
-            .field("key_header", &self.key_header)
-            .field("max_tokens_field", &self.max_tokens_field)
-            .field("api", &self.api)
-            .field("transport", &self.transport)
-            .finish()
-    }
-}
+debug_provider!(OpenAiProvider {
+    key_header,
+    max_tokens_field,
+    api
+});
 
 transport_settings!(OpenAiProvider);
+endpoint_settings! {
+    OpenAiProvider,
+    path: "chat/completions",
+    base_url: "http://localhost:11434/v1/" => "http://localhost:11434/v1/chat/completions",
+    model: "gpt-4.1-mini",
+    name: "ollama" (default "openai"),
+    key: "",
+}
 
 impl OpenAiProvider {
     /// The default base URL.
@@ -191,40 +189,6 @@ impl OpenAiProvider {
         Ok(provider)
     }
 
-    /// The base URL; requests go to `{base}/chat/completions`.
-    ///
-    /// ```
-    /// let provider = intent_core::provider::OpenAiProvider::new("").with_base_url("http://localhost:11434/v1/");
-    /// assert_eq!(provider.endpoint(), "http://localhost:11434/v1/chat/completions");
-    /// ```
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.prepared = Prepared::default();
-        self.base_url = base_url.into();
-        self
-    }
-
-    /// The model asked when a request names none.
-    ///
-    /// ```
-    /// let provider = intent_core::provider::OpenAiProvider::new("k").with_model("gpt-4.1-mini");
-    /// assert_eq!(provider.model(), "gpt-4.1-mini");
-    /// ```
-    pub fn with_model(mut self, model: impl Into<String>) -> Self {
-        self.model = model.into();
-        self
-    }
-
-    /// The provider's name, as `AiRequestOptions::provider` names it (`openai` by default).
-    ///
-    /// ```
-    /// use intent_core::provider::{OpenAiProvider, Provider};
-    /// assert_eq!(OpenAiProvider::new("").with_name("ollama").name(), "ollama");
-    /// ```
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
-        self
-    }
-
     /// The field that carries the longest reply (`max_completion_tokens` by default).
     ///
     /// ```
@@ -265,16 +229,6 @@ impl OpenAiProvider {
         self
     }
 
-    /// The base URL.
-    ///
-    /// ```
-    /// let provider = intent_core::provider::OpenAiProvider::new("k");
-    /// assert_eq!(provider.base_url(), intent_core::provider::OpenAiProvider::DEFAULT_BASE_URL);
-    /// ```
-    pub fn base_url(&self) -> &str {
-        &self.base_url
-    }
-
     /// The endpoint requests go to: `{base}/chat/completions`, or `{base}/responses` for the
     /// Responses API.
     ///
@@ -296,15 +250,6 @@ impl OpenAiProvider {
         self.api
     }
 
-    /// The model asked when a request names none.
-    ///
-    /// ```
-    /// assert_eq!(intent_core::provider::OpenAiProvider::new("k").model(), "gpt-4o-mini");
-    /// ```
-    pub fn model(&self) -> &str {
-        &self.model
-    }
-
     /// The field that carries the longest reply.
     ///
     /// ```
@@ -320,13 +265,6 @@ impl OpenAiProvider {
         let Some(key) = self.key.expose() else {
             return Ok(headers);
         };
-        let bad_key = || {
-            ProviderError::new(
-                ProviderErrorKind::Config,
-                "the API key contains characters not allowed in an HTTP header",
-            )
-            .with_provider(&self.name)
-        };
         match &self.key_header {
             Some(name) => {
                 let name = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| {
@@ -336,15 +274,13 @@ impl OpenAiProvider {
                     )
                     .with_provider(&self.name)
                 })?;
-                let mut value = HeaderValue::from_str(key).map_err(|_| bad_key())?;
-                value.set_sensitive(true);
-                headers.insert(name, value);
+                headers.insert(name, key_header_value(key, &self.name)?);
             }
             None => {
-                let mut value =
-                    HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| bad_key())?;
-                value.set_sensitive(true);
-                headers.insert(AUTHORIZATION, value);
+                headers.insert(
+                    AUTHORIZATION,
+                    key_header_value(&format!("Bearer {key}"), &self.name)?,
+                );
             }
         }
         Ok(headers)
@@ -360,22 +296,13 @@ impl OpenAiProvider {
         let response_format = match request.format {
             ResponseFormat::Text => None,
             ResponseFormat::JsonObject => Some(WireFormat::JsonObject),
-            ResponseFormat::JsonSchema => {
-                let schema = request.schema.as_ref().ok_or_else(|| {
-                    ProviderError::new(
-                        ProviderErrorKind::Config,
-                        "the request asks for ResponseFormat::JsonSchema but carries no schema",
-                    )
-                    .with_provider(&self.name)
-                })?;
-                Some(WireFormat::JsonSchema {
-                    json_schema: WireSchema {
-                        name: &request.schema_name,
-                        strict: true,
-                        schema,
-                    },
-                })
-            }
+            ResponseFormat::JsonSchema => Some(WireFormat::JsonSchema {
+                json_schema: WireSchema {
+                    name: &request.schema_name,
+                    strict: true,
+                    schema: strict_schema(request, &self.name)?,
+                },
+            }),
         };
         let (max_completion_tokens, max_tokens) = match self.max_tokens_field {
             MaxTokensField::MaxCompletionTokens => (request.max_output_tokens, None),
@@ -405,21 +332,19 @@ impl OpenAiProvider {
                 include_usage: true,
             }),
         };
-        sampling::extra_body(
-            json_body(&body, request.text_len(), &self.name)?,
-            request,
-            &self.name,
-        )
+        request_body(&body, request, &self.name)
     }
 
-    /// Where requests go, and the key they carry.
-    fn target(&self) -> Target<'_> {
-        Target {
+    /// The POST of `body` to the endpoint, with the key; the endpoint and headers are checked
+    /// and built once.
+    fn post(&self, body: Vec<u8>) -> Result<Post<'_>, ProviderError> {
+        let target = Target {
             provider: &self.name,
             base_url: &self.base_url,
             path: self.api.path(),
             key: &self.key,
-        }
+        };
+        self.prepared.post(&target, || self.headers(), body)
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
@@ -428,45 +353,17 @@ impl OpenAiProvider {
             OpenAiApi::ChatCompletions => self.body(request, model, false)?,
             OpenAiApi::Responses => openai_responses::body(request, model, &self.name)?,
         };
-        let target = self.target();
         self.transport
-            .send_json(
-                &self.prepared,
-                target,
-                || self.headers(),
-                body,
-                |reply| match self.api {
-                    OpenAiApi::ChatCompletions => parse_reply(reply, model, &self.key),
-                    OpenAiApi::Responses => openai_responses::parse_reply(reply, model, &self.key),
-                },
-            )
+            .send_json_at(self.post(body)?, |reply| match self.api {
+                OpenAiApi::ChatCompletions => parse_reply(reply, model, &self.key),
+                OpenAiApi::Responses => openai_responses::parse_reply(reply, model, &self.key),
+            })
             .await
     }
 }
 
 impl Provider for OpenAiProvider {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn default_model(&self) -> Option<&str> {
-        Some(&self.model)
-    }
-
-    fn complete<'a>(
-        &'a self,
-        request: &'a AiRequest,
-    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
-        Box::pin(self.send(request))
-    }
-
-    fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
-        stream::stream(self, request)
-    }
-
-    fn batch_client(&self) -> Option<super::BatchClient<'_>> {
-        self.batch()
-    }
+    provider_identity!(stream, batch);
 }
 
 #[derive(Serialize)]
@@ -575,25 +472,14 @@ fn parse_reply(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse
 /// Reads a Chat Completions reply field by field, each field that only informs read as `None`
 /// when it has another type.
 fn parse_lenient(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
-    let reply: ChatReply = serde_json::from_slice(body).map_err(|e| {
-        ProviderError::new(
-            ProviderErrorKind::Decode,
-            format!(
-                "the reply is not a Chat Completions JSON object ({e}): {}",
-                super::transport::clip_body(body, key)
-            ),
-        )
-    })?;
+    let reply: ChatReply = read_reply(body, "Chat Completions", key)?;
     let choice = reply.choices.and_then(|c| c.into_iter().next());
     let Some(choice) = choice else {
-        let message = match reply.error {
-            Some(error) => format!(
-                "the reply carries an error instead of choices: {}",
-                super::transport::error_text(&error)
-            ),
-            None => "the reply has no choices[0]".to_owned(),
-        };
-        return Err(ProviderError::new(ProviderErrorKind::Decode, message));
+        return Err(no_answer(
+            reply.error.as_ref(),
+            "choices",
+            "the reply has no choices[0]",
+        ));
     };
     let message = choice.message.map(|m| ReplyMessage {
         content: m.content,
@@ -657,13 +543,7 @@ impl<'a> Parts<'a> {
 fn response(parts: Parts<'_>, usage: Usage, sent_model: &str) -> AiResponse {
     let refusal = parts.refusal.filter(|r| !r.trim().is_empty());
     let finish_reason = finish_reason(parts.finish_reason, refusal.is_some());
-    let mut response = AiResponse::new(
-        parts.text,
-        parts
-            .model
-            .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| sent_model.to_owned()),
-    );
+    let mut response = AiResponse::new(parts.text, answering_model(parts.model, sent_model));
     response.finish_reason = finish_reason;
     response.refusal = refusal;
     response.reasoning = parts.reasoning.filter(|r| !r.trim().is_empty());

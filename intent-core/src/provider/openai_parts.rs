@@ -17,13 +17,13 @@
 //! - Images: PNG, JPEG, WebP and non-animated GIF; up to 500 images per request; 20 MB per image
 //!   and 50 MB per file (the limits checked here, on the files' own bytes, before sending).
 
-use serde::ser::{SerializeMap, SerializeSeq};
+use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use crate::attachment::limits::{is_https, AttachmentRules, Measure, GIF, JPEG, PNG, WEBP};
 use crate::attachment::{Attachment, DataUrl, Kind, Source};
+use crate::provider::message_parts::{serialize_parts, TextAt, TypedText, MB};
 
-const MB: usize = 1024 * 1024;
 const IMAGE_TYPES: &[&str] = &[PNG, JPEG, WEBP, GIF];
 
 /// What Chat Completions takes.
@@ -93,37 +93,24 @@ impl Serialize for UserContent<'_> {
         if self.attachments.is_empty() {
             return serializer.serialize_str(self.text);
         }
-        let mut parts = serializer.serialize_seq(Some(self.attachments.len() + 1))?;
-        parts.serialize_element(&TextPart {
+        let text = TypedText {
+            kind: match self.api {
+                Api::Chat => "text",
+                Api::Responses => "input_text",
+            },
             text: self.text,
-            api: self.api,
-        })?;
-        for (i, attachment) in self.attachments.iter().enumerate() {
-            parts.serialize_element(&AttachmentPart {
-                attachment,
-                index: i + 1,
-                api: self.api,
-            })?;
-        }
-        parts.end()
-    }
-}
-
-struct TextPart<'a> {
-    text: &'a str,
-    api: Api,
-}
-
-impl Serialize for TextPart<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        let kind = match self.api {
-            Api::Chat => "text",
-            Api::Responses => "input_text",
         };
-        map.serialize_entry("type", kind)?;
-        map.serialize_entry("text", self.text)?;
-        map.end()
+        serialize_parts(
+            serializer,
+            text,
+            TextAt::First,
+            self.attachments,
+            |index, attachment| AttachmentPart {
+                attachment,
+                index,
+                api: self.api,
+            },
+        )
     }
 }
 

@@ -28,9 +28,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::http_provider::{answering_model, read_reply, request_body, strict_schema};
 use super::openai_parts::{Api, UserContent, RESPONSES_RULES};
 use super::openai_usage::TokenDetails;
-use super::transport::{clip_body, json_body, ApiKey};
+use super::transport::ApiKey;
 use super::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
 use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, SharedSchema};
 
@@ -62,20 +63,11 @@ pub(super) fn body(
     let format = match request.format {
         ResponseFormat::Text => Format::Text,
         ResponseFormat::JsonObject => Format::JsonObject,
-        ResponseFormat::JsonSchema => {
-            let schema = request.schema.as_ref().ok_or_else(|| {
-                ProviderError::new(
-                    ProviderErrorKind::Config,
-                    "the request asks for ResponseFormat::JsonSchema but carries no schema",
-                )
-                .with_provider(provider)
-            })?;
-            Format::JsonSchema {
-                name: &request.schema_name,
-                strict: true,
-                schema,
-            }
-        }
+        ResponseFormat::JsonSchema => Format::JsonSchema {
+            name: &request.schema_name,
+            strict: true,
+            schema: strict_schema(request, provider)?,
+        },
     };
     RESPONSES_RULES.check(&request.attachments, provider)?;
     let body = ResponsesBody {
@@ -93,11 +85,7 @@ pub(super) fn body(
         prompt_cache_key: super::prompt_cache::openai_cache_key(request),
         store: false,
     };
-    super::sampling::extra_body(
-        json_body(&body, request.text_len(), provider)?,
-        request,
-        provider,
-    )
+    request_body(&body, request, provider)
 }
 
 #[derive(Serialize)]
@@ -253,15 +241,7 @@ pub(super) fn parse_reply(
     sent_model: &str,
     key: &ApiKey,
 ) -> Result<AiResponse, ProviderError> {
-    let reply: ResponsesReply = serde_json::from_slice(body).map_err(|e| {
-        ProviderError::new(
-            ProviderErrorKind::Decode,
-            format!(
-                "the reply is not a Responses API JSON object ({e}): {}",
-                clip_body(body, key)
-            ),
-        )
-    })?;
+    let reply: ResponsesReply = read_reply(body, "Responses API", key)?;
     let status = reply.status.as_deref();
     if let Some(error) = reply
         .error
@@ -307,13 +287,7 @@ pub(super) fn parse_reply(
     let output = Output::read(&items);
     let refused = !output.refusal.trim().is_empty();
     let usage = reply.usage.unwrap_or_default();
-    let mut response = AiResponse::new(
-        output.text,
-        reply
-            .model
-            .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| sent_model.to_owned()),
-    );
+    let mut response = AiResponse::new(output.text, answering_model(reply.model, sent_model));
     response.finish_reason = if refused {
         FinishReason::Refusal
     } else {

@@ -175,59 +175,9 @@ pub(crate) fn gemini<'a>(
     })
 }
 
-/// `body` (a JSON object) with the request's `extra_body` fields written at its top level, each
-/// replacing a field of the same name. A request without any keeps its body as it is, unparsed.
-pub(crate) fn extra_body(
-    body: Vec<u8>,
-    request: &AiRequest,
-    provider: &str,
-) -> Result<Vec<u8>, ProviderError> {
-    let Some(extra) = request.extra_body.as_deref().filter(|e| !e.is_empty()) else {
-        return Ok(body);
-    };
-    let broken = |e: serde_json::Error| {
-        ProviderError::new(
-            ProviderErrorKind::Config,
-            format!("the request body could not take its extra_body fields: {e}"),
-        )
-        .with_provider(provider)
-    };
-    let mut object: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_slice(&body).map_err(broken)?;
-    for (key, value) in extra {
-        object.insert(key.clone(), value.clone());
-    }
-    let mut bytes = Vec::with_capacity(body.len() + 256);
-    serde_json::to_writer(&mut bytes, &object).map_err(broken)?;
-    Ok(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-    use std::sync::Arc;
-
-    #[test]
-    fn extra_body_fields_replace_and_add_top_level_fields() {
-        let mut request = AiRequest::new("s", "u");
-        let extra = json!({"service_tier": "flex", "model": "other"});
-        request.extra_body = Some(Arc::new(extra.as_object().unwrap().clone()));
-        let body = br#"{"model":"m","messages":[]}"#.to_vec();
-        let out: serde_json::Value =
-            serde_json::from_slice(&extra_body(body, &request, "p").unwrap()).unwrap();
-        assert_eq!(
-            out,
-            json!({"model": "other", "messages": [], "service_tier": "flex"})
-        );
-    }
-
-    #[test]
-    fn a_body_without_extra_fields_is_left_as_it_is() {
-        let request = AiRequest::new("s", "u");
-        let body = br#"{"b":1,  "a":2}"#.to_vec();
-        assert_eq!(extra_body(body.clone(), &request, "p").unwrap(), body);
-    }
 
     #[test]
     fn fields_a_provider_cannot_take_are_refused_by_name() {

@@ -17,6 +17,8 @@
 //! - Dropping the stream cancels the request: the HTTP connection is closed. A stream read until
 //!   it returns `None` after its `End` leaves its connection to the next request.
 
+mod decoding;
+
 use std::collections::VecDeque;
 use std::future::Future;
 use std::num::NonZeroUsize;
@@ -28,6 +30,7 @@ use super::sse::SseEvent;
 use super::transport::{ApiKey, EventBody, Opened, PieceRedactor, Post, Redact, Transport};
 use super::{AiResponse, BoxFuture, FinishReason, ProviderError, ProviderErrorKind};
 use crate::result::Usage;
+pub(crate) use decoding::{not_an_event, server_error, typed_error_text, StreamModel};
 
 /// A boxed, sendable stream of reply pieces, as [`Provider::stream`](super::Provider::stream)
 /// returns.

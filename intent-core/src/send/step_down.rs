@@ -21,7 +21,7 @@
 //! fails as before: sending it again in another mode would not help.
 
 use std::fmt::Write;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::provider::{ProviderError, ProviderErrorKind};
 use crate::request::{AiRequest, ResponseFormat};
@@ -76,16 +76,56 @@ pub(super) fn json_object_request(request: &AiRequest) -> AiRequest {
 
 /// The notice recorded on an attempt that was stepped down after `refusal`.
 pub(super) fn notice(refusal: &ProviderError) -> ResultIssue {
-    let mut message = String::from("The provider refused the strict JSON schema");
+    let mut message = refused(refusal, "");
+    message.push_str(" The attempt was sent again in JSON-object mode, with the schema in the prompt, and its reply checked against the result type as usual.");
+    ResultIssue::new(IssueKind::Request, message)
+}
+
+/// The notice recorded on a later attempt of the call, sent in JSON-object mode at once because
+/// of `refusal`.
+pub(super) fn remembered_notice(refusal: &ProviderError) -> ResultIssue {
+    let mut message = refused(refusal, " earlier in this call");
+    message.push_str(" This attempt was sent in JSON-object mode at once, with the schema in the prompt, and its reply checked against the result type as usual.");
+    ResultIssue::new(IssueKind::Request, message)
+}
+
+/// `The provider refused the strict JSON schema{when} (HTTP status): message.`
+fn refused(refusal: &ProviderError, when: &str) -> String {
+    let mut message = format!("The provider refused the strict JSON schema{when}");
     if let Some(status) = refusal.status {
         let _ = write!(message, " (HTTP {status})");
     }
-    let _ = write!(
-        message,
-        ": {}. The attempt was sent again in JSON-object mode, with the schema in the prompt, and its reply checked against the result type as usual.",
-        refusal.message.trim_end_matches('.')
-    );
-    ResultIssue::new(IssueKind::Request, message)
+    let _ = write!(message, ": {}.", refusal.message.trim_end_matches('.'));
+    message
+}
+
+/// The providers that refused a call's strict schema, by their index in the client, with their
+/// refusal: for the rest of the call they are asked in JSON-object mode at once, instead of being
+/// sent the schema again on every attempt only to refuse it again.
+#[derive(Default)]
+pub(crate) struct StepDowns(Mutex<Vec<(usize, ProviderError)>>);
+
+impl StepDowns {
+    /// Remembers that the provider at `index` refused the call's strict schema.
+    pub(super) fn remember(&self, index: usize, refusal: &ProviderError) {
+        let mut refused = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if !refused.iter().any(|(i, _)| *i == index) {
+            refused.push((index, refusal.clone()));
+        }
+    }
+
+    /// The refusal of the provider at `index`, when it refused the call's strict schema before and
+    /// `request` asks for one again.
+    pub(super) fn refusal(&self, index: usize, request: &AiRequest) -> Option<ProviderError> {
+        if request.format != ResponseFormat::JsonSchema {
+            return None;
+        }
+        let refused = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        refused
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, refusal)| refusal.clone())
+    }
 }
 
 #[cfg(test)]

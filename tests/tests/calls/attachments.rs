@@ -2,11 +2,11 @@
 //! input itself or as a member of it, the bytes shared by every attempt, the cache key, the
 //! cassette, and each bad input refused before anything is sent.
 
-use intent_core::attachment::tests_png;
 use intent_core::cache::CacheKey;
 use intent_core::prelude::*;
 use intent_core::testing::RecordingProvider;
 use intent_core::AiRequest;
+use intent_tests::tests_png;
 use serde::Serialize;
 
 const PDF: &[u8] = b"%PDF-1.4\n1 0 obj\n<< >>\nendobj\n%%EOF\n";

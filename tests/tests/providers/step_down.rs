@@ -10,7 +10,7 @@ use intent_core::provider::OpenAiApi;
 use intent_core::IssueKind;
 use intent_tests::derive_types::Order;
 use serde_json::{json, Value};
-use wiremock::matchers::method;
+use wiremock::matchers::{body_partial_json, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::support::{body_of, failing_then, quick_retries, sent};
@@ -69,6 +69,19 @@ fn openai_schema_refusal() -> ResponseTemplate {
             "type": "invalid_request_error", "param": "response_format", "code": "invalid_json_schema"
         }}),
     )
+}
+
+/// Makes `server` refuse every Chat Completions request that carries the strict schema, as a real
+/// server does (at priority 1, before the server's other replies).
+async fn refuse_every_strict_schema(server: &MockServer) {
+    Mock::given(method("POST"))
+        .and(body_partial_json(
+            json!({"response_format": {"type": "json_schema"}}),
+        ))
+        .respond_with(openai_schema_refusal())
+        .with_priority(1)
+        .mount(server)
+        .await;
 }
 
 /// Checks a stepped-down exchange: a strict first body, a JSON-object second one with the schema
@@ -238,14 +251,9 @@ async fn a_schema_gemini_cannot_take_is_sent_once_in_json_object_mode() {
 }
 
 #[tokio::test]
-async fn a_stepped_down_reply_is_still_verified_against_the_type() {
+async fn a_stepped_down_reply_is_still_verified_and_the_retry_skips_the_refused_schema() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(openai_schema_refusal())
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
+    refuse_every_strict_schema(&server).await;
     // JSON-object mode enforces no schema: the first reply misses a member, the retry fixes it.
     Mock::given(method("POST"))
         .respond_with(
@@ -256,14 +264,8 @@ async fn a_stepped_down_reply_is_still_verified_against_the_type() {
         .mount(&server)
         .await;
     Mock::given(method("POST"))
-        .respond_with(openai_schema_refusal())
-        .up_to_n_times(1)
-        .with_priority(3)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(200).set_body_json(chat_reply(ORDER)))
-        .with_priority(4)
+        .with_priority(3)
         .mount(&server)
         .await;
     let client = IntentClient::new(openai(&server));
@@ -273,9 +275,80 @@ async fn a_stepped_down_reply_is_still_verified_against_the_type() {
     let attempts = result.attempts();
     assert_eq!(attempts.len(), 2);
     assert_eq!(attempts[0].issues[0].path.as_deref(), Some("/value/lines"));
+    let formats: Vec<Value> = sent(&server)
+        .await
+        .iter()
+        .map(|request| body_of(request)["response_format"]["type"].clone())
+        .collect();
+    assert_eq!(
+        formats,
+        ["json_schema", "json_object", "json_object"],
+        "the schema is refused once; the retry goes straight to JSON-object mode"
+    );
     assert_eq!(attempts[0].notices.len(), 1);
-    assert_eq!(attempts[1].notices.len(), 1);
-    assert_eq!(sent(&server).await.len(), 4);
+    assert!(attempts[0].notices[0]
+        .message
+        .starts_with("The provider refused the strict JSON schema (HTTP 400): "));
+    assert_eq!(attempts[1].notices.len(), 1, "the notice is on each record");
+    let later = &attempts[1].notices[0];
+    assert_eq!(later.kind, IssueKind::Request);
+    assert!(
+        later.message.starts_with(
+            "The provider refused the strict JSON schema earlier in this call (HTTP 400): HTTP 400 invalid_request_error: Invalid schema for response_format"
+        ) && later.message.contains("sent in JSON-object mode at once"),
+        "{}",
+        later.message
+    );
+    assert_eq!(result.usage().calls, 2, "the refusal cost no model call");
+}
+
+#[tokio::test]
+async fn a_step_down_is_remembered_per_provider() {
+    // The primary refuses the schema and then fails in JSON-object mode too; the fallback takes
+    // the schema, and keeps being sent it.
+    let primary = MockServer::start().await;
+    refuse_every_strict_schema(&primary).await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503))
+        .with_priority(2)
+        .mount(&primary)
+        .await;
+    let fallback = failing_then(
+        vec![ResponseTemplate::new(200).set_body_json(chat_reply(r#"{"value": {"id": "A-1"}}"#))],
+        chat_reply(ORDER),
+    )
+    .await;
+    let client = IntentClient::builder()
+        .provider(openai(&primary))
+        .fallback(openai(&fallback).with_name("second"))
+        .build()
+        .unwrap();
+    let result = Order::ai(&client, "order A-1: 2 of X-1", "Extract the order.").await;
+
+    assert!(result.is_success(), "{:?}", result.issues());
+    assert_eq!(result.attempts().len(), 2);
+    let formats = |requests: Vec<wiremock::Request>| -> Vec<Value> {
+        requests
+            .iter()
+            .map(|request| body_of(request)["response_format"]["type"].clone())
+            .collect()
+    };
+    assert_eq!(
+        formats(sent(&primary).await),
+        [
+            "json_schema",
+            "json_object",
+            "json_object",
+            "json_object",
+            "json_object"
+        ],
+        "the primary is sent the schema once, then JSON-object requests (each tried twice)"
+    );
+    assert_eq!(
+        formats(sent(&fallback).await),
+        ["json_schema", "json_schema"],
+        "the fallback never refused the schema"
+    );
 }
 
 #[tokio::test]

@@ -23,7 +23,6 @@
 //! A batch API is Anthropic's own: a provider on another server offers none unless
 //! [`with_batch_api(true)`](AnthropicProvider::with_batch_api) says the server has one.
 
-use reqwest::header::HeaderValue;
 use reqwest::Method;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -31,10 +30,10 @@ use serde_json::Value;
 
 use super::{parse_reply, AnthropicProvider};
 use crate::provider::batch::{
-    available, clip_line, endpoint, line_around, read_json, BatchApi, BatchClient, BatchLimits,
-    End, ItemFailure, Phase, ResultLine, Staged, Status, MAX_RESULTS_BYTES,
+    batch_endpoint, line_around, result_line, BatchApi, BatchHttp, BatchLimits, End, ItemFailure,
+    ItemOutcome, Phase, ResultLine, Staged, Status,
 };
-use crate::provider::transport::{error_text, Exchange};
+use crate::provider::transport::error_text;
 use crate::provider::{BoxFuture, ProviderError};
 use crate::request::AiRequest;
 
@@ -46,6 +45,8 @@ const LIMITS: BatchLimits = BatchLimits {
 
 /// `{"requests":[` and `]}` around the lines.
 const FRAMING_BYTES: usize = 15;
+
+batch_endpoint!(AnthropicProvider, own_host: "api.anthropic.com");
 
 impl AnthropicProvider {
     /// Says whether the server has Anthropic's Message Batches API. On by default for Anthropic's
@@ -64,43 +65,10 @@ impl AnthropicProvider {
         self
     }
 
-    /// The provider's batch API, when its server has one.
-    pub(super) fn batch(&self) -> Option<BatchClient<'_>> {
-        let available = available(self.batch_api, &self.base_url, "api.anthropic.com");
-        available.then_some(BatchClient { api: self })
-    }
-
-    fn batch_exchange(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<Vec<u8>>,
-        retry: bool,
-    ) -> Result<Exchange<'_>, ProviderError> {
-        Ok(Exchange {
-            provider: &self.name,
-            method,
-            url: endpoint(&self.base_url, path, &self.name)?,
-            headers: self.headers()?,
-            body: body.map(|b| (HeaderValue::from_static("application/json"), b)),
-            key: &self.key,
-            retry,
-        })
-    }
-
-    async fn batch_json<T: serde::de::DeserializeOwned>(
-        &self,
-        exchange: Exchange<'_>,
-        what: &str,
-    ) -> Result<T, ProviderError> {
-        let body = self.transport.batch_request(exchange).await?;
-        read_json(&body, what, &self.name, &self.key)
-    }
-
     async fn newest_batch(&self) -> Result<Option<String>, ProviderError> {
-        let exchange =
-            self.batch_exchange(Method::GET, "v1/messages/batches?limit=1", None, true)?;
-        let list: WireList = self.batch_json(exchange, "listing the batches").await?;
+        let http = self.batch_http()?;
+        let exchange = http.exchange(Method::GET, "v1/messages/batches?limit=1", None, true)?;
+        let list: WireList = http.json(exchange, "listing the batches").await?;
         Ok(list.data.into_iter().next().map(|b| b.id))
     }
 
@@ -115,9 +83,14 @@ impl AnthropicProvider {
             body.extend_from_slice(line);
         }
         body.extend_from_slice(b"]}");
-        let exchange =
-            self.batch_exchange(Method::POST, "v1/messages/batches", Some(body), false)?;
-        let created: WireBatch = self.batch_json(exchange, "creating the batch").await?;
+        let http = self.batch_http()?;
+        let exchange = http.exchange(
+            Method::POST,
+            "v1/messages/batches",
+            BatchHttp::json_body(body),
+            false,
+        )?;
+        let created: WireBatch = http.json(exchange, "creating the batch").await?;
         Ok(created.id)
     }
 
@@ -126,9 +99,9 @@ impl AnthropicProvider {
         staged: &Staged,
         requests: usize,
     ) -> Result<Option<String>, ProviderError> {
-        let exchange =
-            self.batch_exchange(Method::GET, "v1/messages/batches?limit=100", None, true)?;
-        let list: WireList = self.batch_json(exchange, "listing the batches").await?;
+        let http = self.batch_http()?;
+        let exchange = http.exchange(Method::GET, "v1/messages/batches?limit=100", None, true)?;
+        let list: WireList = http.json(exchange, "listing the batches").await?;
         // Newest first: the batches created since `newest_before`, with as many requests.
         for batch in list.data {
             if Some(&batch.id) == staged.newest_before.as_ref() {
@@ -142,13 +115,14 @@ impl AnthropicProvider {
     }
 
     async fn batch_status(&self, id: &str) -> Result<Status, ProviderError> {
-        let exchange = self.batch_exchange(
+        let http = self.batch_http()?;
+        let exchange = http.exchange(
             Method::GET,
             &format!("v1/messages/batches/{id}"),
             None,
             true,
         )?;
-        let batch: WireBatch = self.batch_json(exchange, "reading the batch").await?;
+        let batch: WireBatch = http.json(exchange, "reading the batch").await?;
         let counts = batch.request_counts.unwrap_or_default();
         let phase = match batch.processing_status.as_deref() {
             Some("in_progress") => Phase::InProgress,
@@ -172,36 +146,28 @@ impl AnthropicProvider {
     }
 
     async fn batch_results(&self, id: &str) -> Result<Vec<ResultLine>, ProviderError> {
-        let exchange = self.batch_exchange(
-            Method::GET,
-            &format!("v1/messages/batches/{id}/results"),
-            None,
-            true,
-        )?;
         let parse = |line: &[u8]| self.result_line(line);
-        self.transport
-            .exchange_lines(exchange, MAX_RESULTS_BYTES, &parse)
+        self.batch_http()?
+            .result_lines(&format!("v1/messages/batches/{id}/results"), &parse)
             .await
     }
 
     /// One line of a batch's results.
     fn result_line(&self, line: &[u8]) -> ResultLine {
-        let unreadable = |why: &str| ResultLine::Unreadable(format!("{why}: {}", clip_line(line)));
-        let parsed: WireLine<'_> = match serde_json::from_slice(line) {
-            Ok(parsed) => parsed,
-            Err(e) => return unreadable(&format!("a line is not JSON ({e})")),
-        };
-        let Some(custom_id) = parsed.custom_id else {
-            return unreadable("a line has no custom_id");
-        };
-        let Some(result) = parsed.result else {
-            return unreadable("a line has no result");
-        };
-        let outcome = match result.kind.as_deref() {
+        result_line(
+            line,
+            |l: &mut WireLine<'_>| l.custom_id.take(),
+            |l| self.outcome(l.result.ok_or("a line has no result")?),
+        )
+    }
+
+    /// What a result says of its request, or why it cannot be read.
+    fn outcome(&self, result: WireResult<'_>) -> Result<ItemOutcome, String> {
+        Ok(match result.kind.as_deref() {
             Some("succeeded") => match result.message {
                 Some(message) => parse_reply(message.get().as_bytes(), &self.model, &self.key)
                     .map_err(|e| (ItemFailure::Errored, e.message)),
-                None => return unreadable("a succeeded result has no message"),
+                None => return Err("a succeeded result has no message".to_owned()),
             },
             Some("errored") => {
                 let error = result.error.unwrap_or(Value::Null);
@@ -216,9 +182,8 @@ impl AnthropicProvider {
                 ItemFailure::Canceled,
                 "the batch was cancelled before the request ran".to_owned(),
             )),
-            other => return unreadable(&format!("a result has the unknown type {other:?}")),
-        };
-        ResultLine::Item { custom_id, outcome }
+            other => return Err(format!("a result has the unknown type {other:?}")),
+        })
     }
 }
 
@@ -277,13 +242,9 @@ impl BatchApi for AnthropicProvider {
 
     fn cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), ProviderError>> {
         Box::pin(async move {
-            let exchange = self.batch_exchange(
-                Method::POST,
-                &format!("v1/messages/batches/{id}/cancel"),
-                None,
-                true,
-            )?;
-            self.transport.batch_request(exchange).await.map(drop)
+            self.batch_http()?
+                .post_empty(&format!("v1/messages/batches/{id}/cancel"))
+                .await
         })
     }
 }

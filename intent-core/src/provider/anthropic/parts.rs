@@ -14,14 +14,13 @@
 //!   endpoints; checked on the base64 data of all attachments), 100 images per request (models
 //!   with a 200k-token context; others take 600: the lower count is checked).
 
-use serde::ser::{SerializeMap, SerializeSeq};
+use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use crate::attachment::limits::{is_https, AttachmentRules, Measure, GIF, JPEG, PNG, WEBP};
 use crate::attachment::{Attachment, Base64, Kind, Source};
+use crate::provider::message_parts::{serialize_parts, TextAt, TypedText, MB};
 use crate::request::AiRequest;
-
-const MB: usize = 1024 * 1024;
 
 /// What the Messages API takes.
 pub(crate) static RULES: AttachmentRules = AttachmentRules {
@@ -58,23 +57,17 @@ impl Serialize for UserContent<'_> {
         if self.attachments.is_empty() {
             return serializer.serialize_str(self.text);
         }
-        let mut blocks = serializer.serialize_seq(Some(self.attachments.len() + 1))?;
-        for attachment in self.attachments {
-            blocks.serialize_element(&Block(attachment))?;
-        }
-        blocks.serialize_element(&TextBlock(self.text))?;
-        blocks.end()
-    }
-}
-
-struct TextBlock<'a>(&'a str);
-
-impl Serialize for TextBlock<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("type", "text")?;
-        map.serialize_entry("text", self.0)?;
-        map.end()
+        let text = TypedText {
+            kind: "text",
+            text: self.text,
+        };
+        serialize_parts(
+            serializer,
+            text,
+            TextAt::Last,
+            self.attachments,
+            |_, attachment| Block(attachment),
+        )
     }
 }
 

@@ -31,10 +31,11 @@ use serde_json::Value;
 use super::{parse_reply, stop_reason, AnthropicProvider, MessagesUsage, THINKING_SEPARATOR};
 use crate::provider::sse::SseEvent;
 use crate::provider::stream::{
-    open_and_read, opening, EventDecoder, PieceStream, StreamEnd, StreamPiece, UntilNotBlank,
+    not_an_event, open_and_read, opening, server_error, typed_error_text, EventDecoder,
+    PieceStream, StreamEnd, StreamModel, StreamPiece, UntilNotBlank,
 };
-use crate::provider::transport::{clip_body, error_text, ApiKey};
-use crate::provider::{FinishReason, ProviderError, ProviderErrorKind};
+use crate::provider::transport::ApiKey;
+use crate::provider::{FinishReason, ProviderError};
 use crate::request::AiRequest;
 
 /// The provider's reply to `request`, streamed.
@@ -44,11 +45,7 @@ pub(super) fn stream<'a>(
 ) -> PieceStream<'a> {
     opening(async move {
         let model = request.model.as_deref().unwrap_or(&provider.model);
-        let body = provider.body(request, model, true)?;
-        let target = provider.target();
-        let post = provider
-            .prepared
-            .post(&target, || provider.headers(), body)?;
+        let post = provider.post(provider.body(request, model, true)?)?;
         let decoder = MessagesDecoder::new(model, &provider.key);
         open_and_read(&provider.transport, post, decoder, |reply| {
             parse_reply(reply, model, &provider.key)
@@ -67,9 +64,8 @@ enum Block {
 
 /// Reads Messages API events into pieces.
 pub(super) struct MessagesDecoder {
-    sent_model: String,
     key: ApiKey,
-    model: Option<String>,
+    model: StreamModel,
     usage: MessagesUsage,
     stop_reason: Option<String>,
     /// The kind of each block started, by index.
@@ -83,9 +79,8 @@ pub(super) struct MessagesDecoder {
 impl MessagesDecoder {
     pub(super) fn new(sent_model: &str, key: &ApiKey) -> Self {
         MessagesDecoder {
-            sent_model: sent_model.to_owned(),
             key: key.clone(),
-            model: None,
+            model: StreamModel::new(sent_model),
             usage: MessagesUsage::default(),
             stop_reason: None,
             blocks: Vec::new(),
@@ -105,25 +100,19 @@ impl MessagesDecoder {
     fn end(&mut self) -> StreamEnd {
         let finish_reason = stop_reason(self.stop_reason.as_deref());
         let refused = finish_reason == FinishReason::Refusal;
-        let mut end = StreamEnd::new(
-            finish_reason,
-            self.usage.usage(),
-            self.model
-                .take()
-                .unwrap_or_else(|| std::mem::take(&mut self.sent_model)),
-        );
+        let mut end = StreamEnd::new(finish_reason, self.usage.usage(), self.model.answered());
         end.refusal_is_text = refused;
         end
     }
 
     fn malformed(&self, event: &SseEvent, why: impl std::fmt::Display) -> ProviderError {
-        ProviderError::new(
-            ProviderErrorKind::Decode,
-            format!(
-                "sent a `{}` event that is not a Messages API event ({why}): {}",
-                event.name(),
-                clip_body(event.data.as_bytes(), &self.key)
+        not_an_event(
+            &event.data,
+            format_args!(
+                "a `{}` event that is not a Messages API event ({why})",
+                event.name()
             ),
+            &self.key,
         )
     }
 
@@ -187,7 +176,7 @@ impl EventDecoder for MessagesDecoder {
         match kind {
             "message_start" => {
                 if let Some(message) = data.message {
-                    self.model = message.model.filter(|m| !m.is_empty());
+                    self.model.name(message.model);
                     self.usage = message.usage.unwrap_or_default();
                 }
             }
@@ -244,18 +233,7 @@ impl EventDecoder for MessagesDecoder {
                 return Ok(true);
             }
             "error" => {
-                // Redacted before it is cut for the message: a cut could fall inside the key.
-                let data: Value =
-                    serde_json::from_str(&self.key.redact(event.data)).unwrap_or_default();
-                let error = &data["error"];
-                let message = match error.get("type").and_then(Value::as_str) {
-                    Some(kind) => format!("{kind}: {}", error_text(error)),
-                    None => error_text(error),
-                };
-                return Err(ProviderError::new(
-                    ProviderErrorKind::StreamBroken,
-                    format!("the server sent an error: {message}"),
-                ));
+                return Err(server_error(event.data, &self.key, typed_error_text));
             }
             _ => {}
         }
@@ -356,7 +334,7 @@ struct Part {
 mod tests {
     use super::*;
     use crate::provider::stream::decode_all;
-    use crate::provider::{AiResponse, ReplyAssembler};
+    use crate::provider::{AiResponse, ProviderErrorKind, ReplyAssembler};
 
     fn decode(body: &str) -> Result<Vec<StreamPiece>, ProviderError> {
         decode_all(

@@ -4,15 +4,17 @@ mod parts;
 mod schema;
 mod wire;
 
-use std::fmt;
+use reqwest::header::HeaderMap;
 
-use reqwest::header::{HeaderMap, HeaderValue};
-
-use super::transport::{
-    check_base_url, display_url, env_var, join_url, json_body, transport_settings, ApiKey,
-    EnvEndpoint, Post, Prepared, Transport,
+use super::http_provider::{
+    debug_provider, endpoint_settings, key_header_value, provider_identity, request_body,
+    strict_schema,
 };
-use super::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
+use super::transport::{
+    check_base_url, env_var, join_url, transport_settings, ApiKey, EnvEndpoint, Post, Prepared,
+    Transport,
+};
+use super::{AiResponse, Provider, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
 use crate::request::{AiRequest, ResponseFormat};
 use parts::Parts;
@@ -75,19 +77,18 @@ pub struct GeminiProvider {
     prepared: Prepared,
 }
 
-impl fmt::Debug for GeminiProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GeminiProvider")
-            .field("name", &self.name)
-            .field("base_url", &display_url(&self.base_url))
-            .field("model", &self.model)
-            .field("api_key", &self.key)
-            .field("transport", &self.transport)
-            .finish()
-    }
-}
+debug_provider!(GeminiProvider {});
 
 transport_settings!(GeminiProvider);
+endpoint_settings! {
+    GeminiProvider,
+    path: "v1beta/models/{model}:generateContent",
+    base_url: "http://127.0.0.1:9000/" => "http://127.0.0.1:9000/v1beta/models/gemini-2.5-flash:generateContent",
+    model: "gemini-2.5-flash-lite",
+    /// A name may start with `models/`, or name a tuned model as `tunedModels/NAME`.
+    name: "google" (default "gemini"),
+    key: "k",
+}
 
 impl GeminiProvider {
     /// The default base URL.
@@ -146,60 +147,6 @@ impl GeminiProvider {
         Ok(provider)
     }
 
-    /// The base URL; requests go to `{base}/v1beta/models/{model}:generateContent`.
-    ///
-    /// ```
-    /// let provider = intent_core::provider::GeminiProvider::new("k").with_base_url("http://127.0.0.1:9000/");
-    /// assert_eq!(provider.endpoint(), "http://127.0.0.1:9000/v1beta/models/gemini-2.5-flash:generateContent");
-    /// ```
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.prepared = Prepared::default();
-        self.base_url = base_url.into();
-        self
-    }
-
-    /// The model asked when a request names none (`gemini-2.5-flash` by default). A name may
-    /// start with `models/`, or name a tuned model as `tunedModels/NAME`.
-    ///
-    /// ```
-    /// let provider = intent_core::provider::GeminiProvider::new("k").with_model("gemini-2.5-flash-lite");
-    /// assert_eq!(provider.model(), "gemini-2.5-flash-lite");
-    /// ```
-    pub fn with_model(mut self, model: impl Into<String>) -> Self {
-        self.model = model.into();
-        self
-    }
-
-    /// The provider's name, as `AiRequestOptions::provider` names it (`gemini` by default).
-    ///
-    /// ```
-    /// use intent_core::provider::{GeminiProvider, Provider};
-    /// assert_eq!(GeminiProvider::new("k").with_name("google").name(), "google");
-    /// ```
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
-        self
-    }
-
-    /// The base URL.
-    ///
-    /// ```
-    /// let provider = intent_core::provider::GeminiProvider::new("k");
-    /// assert_eq!(provider.base_url(), intent_core::provider::GeminiProvider::DEFAULT_BASE_URL);
-    /// ```
-    pub fn base_url(&self) -> &str {
-        &self.base_url
-    }
-
-    /// The model asked when a request names none.
-    ///
-    /// ```
-    /// assert_eq!(intent_core::provider::GeminiProvider::new("k").model(), "gemini-2.5-flash");
-    /// ```
-    pub fn model(&self) -> &str {
-        &self.model
-    }
-
     /// The endpoint of the provider's own model: `{base}/v1beta/models/{model}:generateContent`
     /// (a request that names another model goes to that model's endpoint).
     ///
@@ -221,14 +168,7 @@ impl GeminiProvider {
     fn headers(&self) -> Result<HeaderMap, ProviderError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = self.key.expose() {
-            let mut value = HeaderValue::from_str(key).map_err(|_| {
-                self.error(
-                    ProviderErrorKind::Config,
-                    "the API key contains characters not allowed in an HTTP header".into(),
-                )
-            })?;
-            value.set_sensitive(true);
-            headers.insert("x-goog-api-key", value);
+            headers.insert("x-goog-api-key", key_header_value(key, &self.name)?);
         }
         Ok(headers)
     }
@@ -274,19 +214,13 @@ impl GeminiProvider {
             ResponseFormat::Text => (wire::TEXT_MIME_TYPE, None),
             ResponseFormat::JsonObject => (wire::JSON_MIME_TYPE, None),
             ResponseFormat::JsonSchema => {
-                let schema = request.schema.as_ref().ok_or_else(|| {
-                    self.error(
-                        ProviderErrorKind::Config,
-                        "the request asks for ResponseFormat::JsonSchema but carries no schema"
-                            .into(),
-                    )
-                })?;
-                prepared_schema = schema::prepare(schema).map_err(|refusal| {
-                    self.error(
-                        ProviderErrorKind::InvalidRequest,
-                        format!("the strict schema cannot be sent to Gemini: {refusal}"),
-                    )
-                })?;
+                prepared_schema =
+                    schema::prepare(strict_schema(request, &self.name)?).map_err(|refusal| {
+                        self.error(
+                            ProviderErrorKind::InvalidRequest,
+                            format!("the strict schema cannot be sent to Gemini: {refusal}"),
+                        )
+                    })?;
                 (wire::JSON_MIME_TYPE, Some(&*prepared_schema))
             }
         };
@@ -317,11 +251,7 @@ impl GeminiProvider {
                 sampling: super::sampling::gemini(request, &self.name)?,
             },
         };
-        super::sampling::extra_body(
-            json_body(&body, request.text_len(), &self.name)?,
-            request,
-            &self.name,
-        )
+        request_body(&body, request, &self.name)
     }
 
     async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
@@ -369,20 +299,7 @@ fn split_model(model: &str) -> (&'static str, &str) {
 }
 
 impl Provider for GeminiProvider {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn default_model(&self) -> Option<&str> {
-        Some(&self.model)
-    }
-
-    fn complete<'a>(
-        &'a self,
-        request: &'a AiRequest,
-    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
-        Box::pin(self.send(request))
-    }
+    provider_identity!();
 }
 
 #[cfg(test)]

@@ -14,13 +14,12 @@
 //!   request (raised from 20 MB in January 2026) and 50 MB per PDF, both on the base64 data;
 //!   3000 images per request.
 
-use serde::ser::{SerializeMap, SerializeSeq};
+use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use crate::attachment::limits::{AttachmentRules, Measure, JPEG, PNG, WEBP};
 use crate::attachment::{Attachment, Base64, Source};
-
-const MB: usize = 1024 * 1024;
+use crate::provider::message_parts::{serialize_parts, TextAt, MB};
 
 /// Where the Files API's files live: the only URIs sent as `fileData`.
 const FILES_API: &str = "https://generativelanguage.googleapis.com/";
@@ -47,12 +46,13 @@ pub(super) struct Parts<'a> {
 
 impl Serialize for Parts<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut parts = serializer.serialize_seq(Some(self.attachments.len() + 1))?;
-        for attachment in self.attachments {
-            parts.serialize_element(&AttachmentPart(attachment))?;
-        }
-        parts.serialize_element(&TextPart(self.text))?;
-        parts.end()
+        serialize_parts(
+            serializer,
+            TextPart(self.text),
+            TextAt::Last,
+            self.attachments,
+            |_, attachment| AttachmentPart(attachment),
+        )
     }
 }
 

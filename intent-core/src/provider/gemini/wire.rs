@@ -32,8 +32,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::provider::transport::{clip_body, error_text, ApiKey};
-use crate::provider::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
+use crate::provider::http_provider::{answering_model, no_answer, read_reply};
+use crate::provider::transport::ApiKey;
+use crate::provider::{AiResponse, FinishReason, ProviderError};
 use crate::request::ReasoningEffort;
 use crate::result::Usage;
 
@@ -196,19 +197,8 @@ pub(super) fn parse_reply(
     sent_model: &str,
     key: &ApiKey,
 ) -> Result<AiResponse, ProviderError> {
-    let reply: GenerateReply = serde_json::from_slice(body).map_err(|e| {
-        ProviderError::new(
-            ProviderErrorKind::Decode,
-            format!(
-                "the reply is not a generateContent JSON object ({e}): {}",
-                clip_body(body, key)
-            ),
-        )
-    })?;
-    let model = reply
-        .model_version
-        .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| sent_model.to_owned());
+    let reply: GenerateReply = read_reply(body, "generateContent", key)?;
+    let model = answering_model(reply.model_version, sent_model);
     let usage = usage(reply.usage_metadata.unwrap_or_default());
     let Some(candidate) = reply.candidates.and_then(|c| c.into_iter().next()) else {
         if let Some(reason) = reply.prompt_feedback.and_then(|f| f.block_reason) {
@@ -219,14 +209,11 @@ pub(super) fn parse_reply(
             response.usage = usage;
             return Ok(response);
         }
-        let message = match reply.error {
-            Some(error) => format!(
-                "the reply carries an error instead of candidates: {}",
-                error_text(&error)
-            ),
-            None => "the reply has no candidates[0]".to_owned(),
-        };
-        return Err(ProviderError::new(ProviderErrorKind::Decode, message));
+        return Err(no_answer(
+            reply.error.as_ref(),
+            "candidates",
+            "the reply has no candidates[0]",
+        ));
     };
     let mut text = String::new();
     let mut reasoning = String::new();

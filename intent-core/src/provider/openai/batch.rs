@@ -28,7 +28,6 @@
 //! A batch API is OpenAI's own: a provider on another server (Ollama, llama.cpp, vLLM) offers
 //! none unless [`with_batch_api(true)`](OpenAiProvider::with_batch_api) says the server has one.
 
-use reqwest::header::HeaderValue;
 use reqwest::Method;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -36,10 +35,10 @@ use serde_json::{json, Value};
 
 use super::{openai_responses, parse_reply, OpenAiApi, OpenAiProvider};
 use crate::provider::batch::{
-    available, clip_line, endpoint, line_around, read_json, BatchApi, BatchClient, BatchLimits,
-    End, ItemFailure, Phase, ResultLine, Staged, Status, MAX_RESULTS_BYTES,
+    batch_endpoint, line_around, result_line, BatchApi, BatchHttp, BatchLimits, End, ItemFailure,
+    ItemOutcome, Phase, ResultLine, Staged, Status,
 };
-use crate::provider::transport::{error_text, multipart_file, Exchange};
+use crate::provider::transport::{error_text, multipart_file};
 use crate::provider::{AiResponse, BoxFuture, ProviderError, ProviderErrorKind};
 use crate::request::AiRequest;
 
@@ -48,6 +47,8 @@ const LIMITS: BatchLimits = BatchLimits {
     max_requests: 50_000,
     max_bytes: 200 * 1000 * 1000,
 };
+
+batch_endpoint!(OpenAiProvider, own_host: "api.openai.com");
 
 impl OpenAiProvider {
     /// Says whether the server has OpenAI's Batch API. On by default for OpenAI's own base URL
@@ -66,44 +67,6 @@ impl OpenAiProvider {
     pub fn with_batch_api(mut self, available: bool) -> Self {
         self.batch_api = Some(available);
         self
-    }
-
-    /// The provider's batch API, when its server has one.
-    pub(super) fn batch(&self) -> Option<BatchClient<'_>> {
-        let available = available(self.batch_api, &self.base_url, "api.openai.com");
-        available.then_some(BatchClient { api: self })
-    }
-
-    fn batch_url(&self, path: &str) -> Result<reqwest::Url, ProviderError> {
-        endpoint(&self.base_url, path, &self.name)
-    }
-
-    /// One request of the batch API: `path` under the base URL, with the key's headers.
-    fn batch_exchange(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<(HeaderValue, Vec<u8>)>,
-        retry: bool,
-    ) -> Result<Exchange<'_>, ProviderError> {
-        Ok(Exchange {
-            provider: &self.name,
-            method,
-            url: self.batch_url(path)?,
-            headers: self.headers()?,
-            body,
-            key: &self.key,
-            retry,
-        })
-    }
-
-    async fn batch_json<T: serde::de::DeserializeOwned>(
-        &self,
-        exchange: Exchange<'_>,
-        what: &str,
-    ) -> Result<T, ProviderError> {
-        let body = self.transport.batch_request(exchange).await?;
-        read_json(&body, what, &self.name, &self.key)
     }
 
     /// The endpoint every line of a batch names.
@@ -128,8 +91,9 @@ impl OpenAiProvider {
             &file,
         );
         drop(file);
-        let exchange = self.batch_exchange(Method::POST, "files", Some(form), true)?;
-        let uploaded: WireId = self.batch_json(exchange, "the file upload").await?;
+        let http = self.batch_http()?;
+        let exchange = http.exchange(Method::POST, "files", Some(form), true)?;
+        let uploaded: WireId = http.json(exchange, "the file upload").await?;
         Ok(Staged {
             file: Some(uploaded.id),
             newest_before: None,
@@ -151,13 +115,9 @@ impl OpenAiProvider {
             "metadata": {"created_by": "intent"},
         });
         let body = serde_json::to_vec(&body).unwrap_or_default();
-        let exchange = self.batch_exchange(
-            Method::POST,
-            "batches",
-            Some((HeaderValue::from_static("application/json"), body)),
-            false,
-        )?;
-        let created: WireId = self.batch_json(exchange, "creating the batch").await?;
+        let http = self.batch_http()?;
+        let exchange = http.exchange(Method::POST, "batches", BatchHttp::json_body(body), false)?;
+        let created: WireId = http.json(exchange, "creating the batch").await?;
         Ok(created.id)
     }
 
@@ -165,8 +125,9 @@ impl OpenAiProvider {
         let Some(file) = staged.file.as_deref() else {
             return Ok(None);
         };
-        let exchange = self.batch_exchange(Method::GET, "batches?limit=100", None, true)?;
-        let list: WireList = self.batch_json(exchange, "listing the batches").await?;
+        let http = self.batch_http()?;
+        let exchange = http.exchange(Method::GET, "batches?limit=100", None, true)?;
+        let list: WireList = http.json(exchange, "listing the batches").await?;
         Ok(list
             .data
             .into_iter()
@@ -175,8 +136,9 @@ impl OpenAiProvider {
     }
 
     async fn batch_status(&self, id: &str) -> Result<Status, ProviderError> {
-        let exchange = self.batch_exchange(Method::GET, &format!("batches/{id}"), None, true)?;
-        let batch: WireBatch = self.batch_json(exchange, "reading the batch").await?;
+        let http = self.batch_http()?;
+        let exchange = http.exchange(Method::GET, &format!("batches/{id}"), None, true)?;
+        let batch: WireBatch = http.json(exchange, "reading the batch").await?;
         let phase = match batch.status.as_str() {
             "validating" => Phase::Validating,
             "in_progress" => Phase::InProgress,
@@ -209,14 +171,12 @@ impl OpenAiProvider {
     }
 
     async fn batch_results(&self, status: &Status) -> Result<Vec<ResultLine>, ProviderError> {
+        let http = self.batch_http()?;
         let mut lines = Vec::new();
         let parse = |line: &[u8]| self.result_line(line);
         for file in &status.results {
-            let exchange =
-                self.batch_exchange(Method::GET, &format!("files/{file}/content"), None, true)?;
             lines.extend(
-                self.transport
-                    .exchange_lines(exchange, MAX_RESULTS_BYTES, &parse)
+                http.result_lines(&format!("files/{file}/content"), &parse)
                     .await?,
             );
         }
@@ -225,14 +185,15 @@ impl OpenAiProvider {
 
     /// One line of an output or error file.
     fn result_line(&self, line: &[u8]) -> ResultLine {
-        let unreadable = |why: &str| ResultLine::Unreadable(format!("{why}: {}", clip_line(line)));
-        let parsed: WireLine<'_> = match serde_json::from_slice(line) {
-            Ok(parsed) => parsed,
-            Err(e) => return unreadable(&format!("a line is not JSON ({e})")),
-        };
-        let Some(custom_id) = parsed.custom_id else {
-            return unreadable("a line has no custom_id");
-        };
+        result_line(
+            line,
+            |l: &mut WireLine<'_>| l.custom_id.take(),
+            |l| self.outcome(l),
+        )
+    }
+
+    /// What a result line says of its request, or why it cannot be read.
+    fn outcome(&self, parsed: WireLine<'_>) -> Result<ItemOutcome, String> {
         if let Some(error) = parsed.error.filter(|e| !e.is_null()) {
             let code = error.get("code").and_then(Value::as_str).unwrap_or("");
             let failure = match code {
@@ -245,18 +206,13 @@ impl OpenAiProvider {
             } else {
                 format!("{code}: {}", error_text(&error))
             };
-            return ResultLine::Item {
-                custom_id,
-                outcome: Err((failure, message)),
-            };
+            return Ok(Err((failure, message)));
         }
-        let Some(response) = parsed.response else {
-            return unreadable("a line has neither a response nor an error");
-        };
-        let Some(body) = response.body else {
-            return unreadable("a line's response has no body");
-        };
-        let outcome = match response.status_code {
+        let response = parsed
+            .response
+            .ok_or("a line has neither a response nor an error")?;
+        let body = response.body.ok_or("a line's response has no body")?;
+        Ok(match response.status_code {
             Some(200) => self
                 .read_reply(body.get().as_bytes())
                 .map_err(|e| (ItemFailure::Errored, e.message)),
@@ -272,8 +228,7 @@ impl OpenAiProvider {
                     ),
                 ))
             }
-        };
-        ResultLine::Item { custom_id, outcome }
+        })
     }
 
     /// A request's reply inside a result line, read as a live reply is.
@@ -366,9 +321,9 @@ impl BatchApi for OpenAiProvider {
 
     fn cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), ProviderError>> {
         Box::pin(async move {
-            let exchange =
-                self.batch_exchange(Method::POST, &format!("batches/{id}/cancel"), None, true)?;
-            self.transport.batch_request(exchange).await.map(drop)
+            self.batch_http()?
+                .post_empty(&format!("batches/{id}/cancel"))
+                .await
         })
     }
 }

@@ -32,8 +32,8 @@ use serde_json::Value;
 use super::{content_text, finish_reason, parse_reply, ChatUsage, OpenAiApi, OpenAiProvider};
 use crate::provider::sse::SseEvent;
 use crate::provider::stream::{
-    open_and_read, opening, whole_reply, EventDecoder, PieceStream, StreamEnd, StreamPiece,
-    UntilNotBlank,
+    not_an_event, open_and_read, opening, server_error, whole_reply, EventDecoder, PieceStream,
+    StreamEnd, StreamModel, StreamPiece, UntilNotBlank,
 };
 use crate::provider::transport::{clip_body, error_text, ApiKey};
 use crate::provider::{Provider, ProviderError, ProviderErrorKind};
@@ -46,11 +46,7 @@ pub(super) fn stream<'a>(provider: &'a OpenAiProvider, request: &'a AiRequest) -
     }
     opening(async move {
         let model = request.model.as_deref().unwrap_or(&provider.model);
-        let body = provider.body(request, model, true)?;
-        let target = provider.target();
-        let post = provider
-            .prepared
-            .post(&target, || provider.headers(), body)?;
+        let post = provider.post(provider.body(request, model, true)?)?;
         let decoder = ChatDecoder::new(model, &provider.key);
         open_and_read(&provider.transport, post, decoder, |reply| {
             parse_reply(reply, model, &provider.key)
@@ -61,9 +57,8 @@ pub(super) fn stream<'a>(provider: &'a OpenAiProvider, request: &'a AiRequest) -
 
 /// Reads Chat Completions chunks into pieces.
 pub(super) struct ChatDecoder {
-    sent_model: String,
     key: ApiKey,
-    model: Option<String>,
+    model: StreamModel,
     finish_reason: Option<String>,
     usage: Option<ChatUsage>,
     /// The refusal, sent once it is not blank.
@@ -75,9 +70,8 @@ pub(super) struct ChatDecoder {
 impl ChatDecoder {
     pub(super) fn new(sent_model: &str, key: &ApiKey) -> Self {
         ChatDecoder {
-            sent_model: sent_model.to_owned(),
             key: key.clone(),
-            model: None,
+            model: StreamModel::new(sent_model),
             finish_reason: None,
             usage: None,
             refusal: UntilNotBlank::default(),
@@ -89,9 +83,7 @@ impl ChatDecoder {
         StreamEnd::new(
             finish_reason(self.finish_reason.as_deref(), self.refusal.shown()),
             self.usage.take().unwrap_or_default().usage(),
-            self.model
-                .take()
-                .unwrap_or_else(|| std::mem::take(&mut self.sent_model)),
+            self.model.answered(),
         )
     }
 }
@@ -117,26 +109,16 @@ impl EventDecoder for ChatDecoder {
             return Ok(true);
         }
         let chunk: Chunk = serde_json::from_str(&event.data).map_err(|e| {
-            ProviderError::new(
-                ProviderErrorKind::Decode,
-                format!(
-                    "sent an event that is not a Chat Completions chunk ({e}): {}",
-                    clip_body(event.data.as_bytes(), &self.key)
-                ),
+            not_an_event(
+                &event.data,
+                format_args!("an event that is not a Chat Completions chunk ({e})"),
+                &self.key,
             )
         })?;
         if chunk.error.as_ref().is_some_and(|e| !e.is_null()) {
-            // Redacted before it is cut for the message: a cut could fall inside the key.
-            let data: Value =
-                serde_json::from_str(&self.key.redact(event.data)).unwrap_or_default();
-            return Err(ProviderError::new(
-                ProviderErrorKind::StreamBroken,
-                format!("the server sent an error: {}", error_text(&data["error"])),
-            ));
+            return Err(server_error(event.data, &self.key, error_text));
         }
-        if let Some(model) = chunk.model.filter(|m| !m.is_empty()) {
-            self.model = Some(model);
-        }
+        self.model.name(chunk.model);
         if chunk.usage.is_some() {
             self.usage = chunk.usage;
         }

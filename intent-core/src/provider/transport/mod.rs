@@ -546,25 +546,9 @@ pub(crate) fn json_body(
 }
 
 impl Transport {
-    /// Posts `body` to the target's endpoint (built once, with `headers`, in `prepared`) and reads
-    /// the reply with `parse`, adding the rate-limit state of the reply's headers. Neither the
-    /// reply nor any error carries the key: a server echoing it has it redacted here, before any
-    /// later stage sees the text.
-    pub(crate) async fn send_json(
-        &self,
-        prepared: &Prepared,
-        target: Target<'_>,
-        headers: impl FnOnce() -> Result<HeaderMap, ProviderError>,
-        body: Vec<u8>,
-        parse: impl FnOnce(&[u8]) -> Result<AiResponse, ProviderError>,
-    ) -> Result<AiResponse, ProviderError> {
-        self.send_json_at(prepared.post(&target, headers, body)?, parse)
-            .await
-    }
-
-    /// Posts to an endpoint the provider built itself (one that changes per request, like
-    /// Gemini's `models/{model}:generateContent`) and reads the reply with `parse`, adding the
-    /// rate-limit state of the reply's headers. Neither the reply nor any error carries the key: a
+    /// Posts `post` (to an endpoint prepared once, see [`Prepared::post`], or one the provider
+    /// builds per request, like Gemini's `models/{model}:generateContent`) and reads the reply
+    /// with `parse`, adding the rate-limit state of the reply's headers. Neither the reply nor any error carries the key: a
     /// server echoing it has it redacted here.
     pub(crate) async fn send_json_at(
         &self,
