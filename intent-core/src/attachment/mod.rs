@@ -24,6 +24,7 @@ mod encode;
 pub(crate) mod limits;
 mod prompt;
 mod sniff;
+mod tokens;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -38,6 +39,7 @@ use crate::error::IntentError;
 pub(crate) use capture::{capturing, capturing_in};
 pub(crate) use encode::{Base64, DataUrl};
 pub(crate) use prompt::describe_attachments;
+pub(crate) use tokens::estimate as estimate_tokens;
 
 /// An image or a document sent with a call's input.
 ///
@@ -75,6 +77,8 @@ struct Inner {
     /// Where a collection's element held it: its place among the element's attachments and the
     /// element (`element 5`), for the chunk's prompt.
     origin: Option<(usize, Arc<str>)>,
+    /// A PDF's pages as its bytes show them, counted once, for the rate limiter's estimate.
+    pages: OnceLock<u32>,
 }
 
 /// Where an attachment's content is.
@@ -480,6 +484,15 @@ impl Attachment {
         placed
     }
 
+    /// The pages of a PDF as its bytes show them (at least one; one for a URL), counted once and
+    /// shared by every clone: for the rate limiter's estimate.
+    pub(crate) fn pages_seen(&self) -> u32 {
+        *self.inner.pages.get_or_init(|| match &self.inner.source {
+            Source::Bytes(bytes) => tokens::pdf_pages(bytes),
+            Source::Url(_) => 1,
+        })
+    }
+
     /// `attachment 2 of element 5`, for an attachment a collection's element carries.
     pub(crate) fn origin(&self) -> Option<String> {
         self.inner
@@ -497,6 +510,7 @@ impl Attachment {
                 detail: None,
                 digest: OnceLock::new(),
                 origin: None,
+                pages: OnceLock::new(),
             }),
         }
     }
