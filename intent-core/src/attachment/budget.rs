@@ -137,10 +137,16 @@ mod tests {
         assert_eq!(budget.refusal(&[pdf(1000)]), None);
         let many: Vec<Attachment> = (0..101).map(|_| pdf(10)).collect();
         let message = budget.refusal(&many).unwrap();
-        assert!(message.contains("101 attachments, more than the 100"), "{message}");
+        assert!(
+            message.contains("101 attachments, more than the 100"),
+            "{message}"
+        );
         let image = Attachment::new(vec![0u8; 4 * MB], "image/png");
         let message = budget.refusal(&[image]).unwrap();
-        assert!(message.contains("limit of 5242880 bytes per image"), "{message}");
+        assert!(
+            message.contains("limit of 5242880 bytes per image"),
+            "{message}"
+        );
         let message = budget.refusal(&[pdf(13 * MB), pdf(13 * MB)]).unwrap();
         assert!(message.contains("bytes per request"), "{message}");
         let url = Attachment::url("https://example.com/a.pdf").unwrap();
@@ -155,6 +161,12 @@ mod tests {
         assert!(!budget.fits(half, half), "two 17 MB base64 PDFs pass 32 MB");
         let one = Load { count: 1, size: 1 };
         assert!(budget.fits(Load { count: 99, size: 0 }, one));
-        assert!(!budget.fits(Load { count: 100, size: 0 }, one));
+        assert!(!budget.fits(
+            Load {
+                count: 100,
+                size: 0
+            },
+            one
+        ));
     }
 }

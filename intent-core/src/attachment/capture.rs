@@ -16,10 +16,30 @@ use std::sync::Arc;
 
 use super::Attachment;
 
-/// The list open on this thread, and the scope its attachments are numbered in.
+/// What a collection's element is called where its attachments are named.
+#[derive(Debug)]
+pub(crate) enum Scope {
+    /// A `map_each` element: `element 5`.
+    Element(usize),
+    /// A `map_values` element, by its key as JSON text: `key "T-1"`.
+    Key(String),
+}
+
+impl Scope {
+    fn name(&self) -> Arc<str> {
+        match self {
+            Scope::Element(index) => format!("element {index}").into(),
+            Scope::Key(key) => format!("key {key}").into(),
+        }
+    }
+}
+
+/// The list open on this thread, and the scope its attachments are numbered in (named when the
+/// first attachment is met, so an element without any costs nothing).
 struct Open {
     list: Vec<Attachment>,
-    scope: Option<Arc<str>>,
+    scope: Option<Scope>,
+    named: Option<Arc<str>>,
 }
 
 thread_local! {
@@ -36,11 +56,11 @@ pub(crate) fn capturing<R>(serialize: impl FnOnce(&dyn Fn()) -> R) -> (R, Vec<At
 /// Runs `serialize` with a list open whose attachments are numbered within `scope` (a
 /// collection's element: `element 5`), and returns its result with the attachments met, in
 /// order, each remembering its place (see [`Attachment::origin`]).
-pub(crate) fn capturing_in<R>(scope: Arc<str>, serialize: impl FnOnce() -> R) -> (R, Vec<Attachment>) {
+pub(crate) fn capturing_in<R>(scope: Scope, serialize: impl FnOnce() -> R) -> (R, Vec<Attachment>) {
     open(Some(scope), |_| serialize())
 }
 
-fn open<R>(scope: Option<Arc<str>>, serialize: impl FnOnce(&dyn Fn()) -> R) -> (R, Vec<Attachment>) {
+fn open<R>(scope: Option<Scope>, serialize: impl FnOnce(&dyn Fn()) -> R) -> (R, Vec<Attachment>) {
     struct Close(Option<Open>);
     impl Drop for Close {
         fn drop(&mut self) {
@@ -53,6 +73,7 @@ fn open<R>(scope: Option<Arc<str>>, serialize: impl FnOnce(&dyn Fn()) -> R) -> (
         c.borrow_mut().replace(Open {
             list: Vec::new(),
             scope,
+            named: None,
         })
     });
     let close = Close(outer);
@@ -78,11 +99,14 @@ pub(super) fn capture(attachment: &Attachment) -> Option<(usize, Option<Arc<str>
         let mut open = c.borrow_mut();
         let open = open.as_mut()?;
         let place = open.list.len() + 1;
-        let kept = match &open.scope {
-            Some(scope) => attachment.placed(place, Arc::clone(scope)),
+        if open.named.is_none() {
+            open.named = open.scope.as_ref().map(Scope::name);
+        }
+        let kept = match &open.named {
+            Some(name) => attachment.placed(place, Arc::clone(name)),
             None => attachment.clone(),
         };
         open.list.push(kept);
-        Some((place, open.scope.clone()))
+        Some((place, open.named.clone()))
     })
 }

@@ -36,7 +36,7 @@ use serde::{Serialize, Serializer};
 
 use crate::error::IntentError;
 
-pub(crate) use capture::{capturing, capturing_in};
+pub(crate) use capture::{capturing, capturing_in, Scope};
 pub(crate) use encode::{Base64, DataUrl};
 pub(crate) use prompt::describe_attachments;
 pub(crate) use tokens::estimate as estimate_tokens;
@@ -574,9 +574,7 @@ impl Serialize for Attachment {
 
 /// Checks the attachments a collection's element carries (as [`Attachment::check`]): the first
 /// refused is the element's issue, naming its place, and nothing is sent for the element.
-pub(crate) fn check_element(
-    attachments: &[Attachment],
-) -> Result<(), crate::result::ResultIssue> {
+pub(crate) fn check_element(attachments: &[Attachment]) -> Result<(), crate::result::ResultIssue> {
     for (i, attachment) in attachments.iter().enumerate() {
         if let Err(error) = attachment.check() {
             return Err(crate::result::ResultIssue::new(

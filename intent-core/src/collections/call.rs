@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::chunk::Element;
 use super::result::Progress;
-use crate::attachment::{self, Attachment};
+use crate::attachment::{self, Attachment, Scope};
 use crate::call::{require_check, require_line, Check};
 use crate::client::IntentClient;
 use crate::input;
@@ -112,7 +112,7 @@ impl<'a, O: Intent> CollectionCall<'a, usize, O> {
                     &format!("{{\"index\":{index},\"input\":"),
                     input,
                     "}",
-                    format!("element {index}"),
+                    Scope::Element(index),
                 )?;
                 Ok(Element {
                     key: index.to_string(),
@@ -122,13 +122,15 @@ impl<'a, O: Intent> CollectionCall<'a, usize, O> {
                 })
             })
             .collect();
+        // The first element that serializes gives the label (one refused, say for a file cut
+        // short, would leave every chunk without one).
         let label = inputs
-            .first()
-            .and_then(|first| {
+            .iter()
+            .find_map(|element| {
                 input::serialize_with_attachments(
                     std::slice::from_ref(&LabelElement {
                         index: 0,
-                        input: first,
+                        input: element,
                     }),
                     usize::MAX,
                 )
@@ -171,8 +173,8 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
                     ));
                 }
                 let quoted = Value::String(key.clone()).to_string();
-                let (text, attachments) =
-                    element_text(&format!("{quoted}:"), input, "", format!("key {quoted}"))?;
+                let before = format!("{quoted}:");
+                let (text, attachments) = element_text(&before, input, "", Scope::Key(quoted))?;
                 if label.is_none() {
                     label = input::serialize_with_attachments(&BTreeMap::from([(key.as_str(), input)]), usize::MAX)
                         .ok()
@@ -206,7 +208,7 @@ fn element_text<I: Serialize + ?Sized>(
     before: &str,
     input: &I,
     after: &str,
-    scope: String,
+    scope: Scope,
 ) -> Result<(String, Vec<Attachment>), ResultIssue> {
     let failed = |e: &dyn fmt::Display| {
         ResultIssue::new(
@@ -216,9 +218,8 @@ fn element_text<I: Serialize + ?Sized>(
     };
     let mut text = Vec::with_capacity(before.len() + 64);
     text.extend_from_slice(before.as_bytes());
-    let (written, attachments) = attachment::capturing_in(scope.into(), || {
-        serde_json::to_writer(&mut text, input)
-    });
+    let (written, attachments) =
+        attachment::capturing_in(scope, || serde_json::to_writer(&mut text, input));
     written.map_err(|e| failed(&e))?;
     attachment::check_element(&attachments)?;
     text.extend_from_slice(after.as_bytes());

@@ -204,12 +204,15 @@ mod tests {
         ];
         let (chunks, refused) = plan_within(&elements, 10, 1000, &SMALL);
         assert_eq!(chunks, vec![vec![0, 3]]);
-        assert_eq!(
-            refused.iter().map(|r| r.0).collect::<Vec<_>>(),
-            vec![1, 2]
-        );
-        assert!(refused[0].1.message.contains("limit of 100 bytes per PDF (a test's)"));
-        assert!(refused[1].1.message.contains("4 attachments, more than the 3"));
+        assert_eq!(refused.iter().map(|r| r.0).collect::<Vec<_>>(), vec![1, 2]);
+        assert!(refused[0]
+            .1
+            .message
+            .contains("limit of 100 bytes per PDF (a test's)"));
+        assert!(refused[1]
+            .1
+            .message
+            .contains("4 attachments, more than the 3"));
         let mut elements = elements;
         let input = ChunkInput::take(&mut elements, vec![0, 3], '[', ']');
         assert_eq!(input.attachments.len(), 2);

@@ -32,7 +32,10 @@ fn scans() -> Vec<Attachment> {
 /// `"doc <i>"` for each element of the chunk's input (`{"index":3,"input":`), not those quoted
 /// in a previous attempt.
 fn answer(message: &str) -> String {
-    let input = message.split("## Previous attempt").next().unwrap_or(message);
+    let input = message
+        .split("## Previous attempt")
+        .next()
+        .unwrap_or(message);
     let items: Vec<Value> = input
         .split("{\"index\":")
         .skip(1)
@@ -97,11 +100,12 @@ async fn carried(api: Api) {
     };
     server.counts(|c| {
         assert_eq!(c.requests, 3);
-        for ((parts, message), chunk) in c.parts.iter().zip(&c.messages).zip([
-            vec![0, 1],
-            vec![2, 3],
-            vec![4],
-        ]) {
+        for ((parts, message), chunk) in
+            c.parts
+                .iter()
+                .zip(&c.messages)
+                .zip([vec![0, 1], vec![2, 3], vec![4]])
+        {
             let expected: Vec<String> = chunk.iter().map(|&i| encoded(i)).collect();
             assert_eq!(data_of(api, parts), expected, "chunk {chunk:?}");
             for (place, &i) in chunk.iter().enumerate() {

@@ -604,7 +604,11 @@ fn user_content(content: &Value) -> (String, Vec<Value>) {
                 .and_then(|p| p["text"].as_str())
                 .expect("a text part")
                 .to_owned();
-            let attached = parts.iter().filter(|p| p["type"] != "text").cloned().collect();
+            let attached = parts
+                .iter()
+                .filter(|p| p["type"] != "text")
+                .cloned()
+                .collect();
             (text, attached)
         }
         other => panic!("a user message's content is text or parts, not {other}"),

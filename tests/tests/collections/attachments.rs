@@ -147,7 +147,9 @@ async fn an_element_with_several_attachments_keeps_them_together_in_its_order() 
     ] {
         assert!(request.user.contains(line), "{line} in {}", request.user);
     }
-    assert!(request.user.contains("\"receipts\":[\"<attachment 2 of element 0: image/png"));
+    assert!(request
+        .user
+        .contains("\"receipts\":[\"<attachment 2 of element 0: image/png"));
 }
 
 #[tokio::test]
@@ -224,7 +226,11 @@ async fn an_element_over_a_limit_is_refused_alone_and_the_others_run() {
     );
     let requests = model.requests();
     assert_eq!(requests.len(), 1);
-    assert_eq!(requests[0].attachments.len(), 2, "nothing sent for element 1");
+    assert_eq!(
+        requests[0].attachments.len(),
+        2,
+        "nothing sent for element 1"
+    );
     assert!(!requests[0].user.contains("element 1"));
     assert_eq!(result.issues().len(), 1);
     let issue = &result.issues()[0];
@@ -244,16 +250,25 @@ async fn an_element_over_a_limit_is_refused_alone_and_the_others_run() {
 #[tokio::test]
 async fn an_element_with_a_bad_attachment_is_refused_alone() {
     let cut = Attachment::new(b"%PDF-1.7\n1 0 obj".to_vec(), "application/pdf");
-    let inputs = [pdf(0), cut, pdf(2)];
-    let model = ScriptedProvider::new([reply(&[0, 2])]);
+    let inputs = [cut, pdf(1), pdf(2)];
+    let model = ScriptedProvider::new([reply(&[1, 2])]);
     let client = IntentClient::new(model.clone());
     let result = client
         .map_each::<String>(&inputs, "Name the document.")
         .await;
-    assert_eq!(result.values()[1], None);
-    assert!(result.values()[0].is_some() && result.values()[2].is_some());
-    assert_eq!(model.requests()[0].attachments.len(), 2);
-    let message = &result.issues()[0].issue.message;
+    assert_eq!(result.values()[0], None);
+    assert!(result.values()[1].is_some() && result.values()[2].is_some());
+    let request = &model.requests()[0];
+    assert_eq!(request.attachments.len(), 2);
+    // The refused first element does not take the input's label with it.
+    assert!(
+        request.user.contains("## Input (List<Element>\n where Element { ulong index; string input })"),
+        "{}",
+        request.user
+    );
+    let issue = &result.issues()[0];
+    assert_eq!(issue.position, 0);
+    let message = &issue.issue.message;
     assert!(
         message.contains("attachment 1 is refused") && message.contains("%%EOF"),
         "{message}"
@@ -278,7 +293,10 @@ async fn the_cache_key_follows_one_elements_bytes() {
     };
     assert!(run(vec![pdf(0), pdf(1)]).await.is_complete());
     let again = run(vec![pdf(0), pdf(1)]).await;
-    assert!(again.chunks()[0].attempts[0].from_cache, "equal bytes hit the cache");
+    assert!(
+        again.chunks()[0].attempts[0].from_cache,
+        "equal bytes hit the cache"
+    );
     assert_eq!(model.requests().len(), 1);
     // Same sizes, same text, one byte different in element 1's file: a new request.
     let changed = run(vec![pdf(0), pdf(2)]).await;
@@ -297,8 +315,12 @@ async fn map_values_names_each_attachment_by_its_key() {
     assert!(result.is_complete(), "{:?}", result.issues());
     let request = &model.requests()[0];
     assert_eq!(request.attachments.len(), 2);
-    assert!(request.user.contains("\n1. attachment 1 of key \"a\": application/pdf"));
-    assert!(request.user.contains("\n2. attachment 1 of key \"b\": image/png"));
+    assert!(request
+        .user
+        .contains("\n1. attachment 1 of key \"a\": application/pdf"));
+    assert!(request
+        .user
+        .contains("\n2. attachment 1 of key \"b\": image/png"));
 }
 
 #[tokio::test]
