@@ -19,8 +19,8 @@ fn pdf_bytes(n: usize) -> Vec<u8> {
 /// Five scans: a PNG at even indexes, a PDF at odd ones.
 fn scans() -> Vec<Attachment> {
     (0..5)
-        .map(|i| {
-            if i % 2 == 0 {
+        .map(|i: usize| {
+            if i.is_multiple_of(2) {
                 Attachment::from_bytes(tests_png()).unwrap()
             } else {
                 Attachment::from_bytes(pdf_bytes(i)).unwrap()
@@ -92,7 +92,7 @@ async fn carried(api: Api) {
         result.issues()
     );
     let encoded = |i: usize| {
-        STANDARD.encode(if i % 2 == 0 {
+        STANDARD.encode(if i.is_multiple_of(2) {
             tests_png()
         } else {
             pdf_bytes(i)

@@ -30,9 +30,9 @@ fn png() -> Attachment {
 /// Five pages: a PNG on the even ones, a PDF on the odd ones.
 fn pages() -> Vec<Page> {
     (0..5)
-        .map(|i| Page {
+        .map(|i: usize| Page {
             title: format!("page {i}"),
-            scan: if i % 2 == 0 { png() } else { pdf(i) },
+            scan: if i.is_multiple_of(2) { png() } else { pdf(i) },
         })
         .collect()
 }
@@ -56,7 +56,7 @@ fn sent_bytes(request: &AiRequest) -> Vec<Vec<u8>> {
 }
 
 fn page_bytes(i: usize) -> Vec<u8> {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         tests_png()
     } else {
         pdf(i).bytes().unwrap().to_vec()
@@ -262,7 +262,9 @@ async fn an_element_with_a_bad_attachment_is_refused_alone() {
     assert_eq!(request.attachments.len(), 2);
     // The refused first element does not take the input's label with it.
     assert!(
-        request.user.contains("## Input (List<Element>\n where Element { ulong index; string input })"),
+        request
+            .user
+            .contains("## Input (List<Element>\n where Element { ulong index; string input })"),
         "{}",
         request.user
     );

@@ -30,9 +30,9 @@ fn pdf_bytes(n: usize) -> Vec<u8> {
 /// Five pages: a PNG on the even ones, a named PDF on the odd ones.
 fn pages() -> Vec<Page> {
     (0..5)
-        .map(|i| Page {
+        .map(|i: usize| Page {
             title: format!("page {i}"),
-            scan: if i % 2 == 0 {
+            scan: if i.is_multiple_of(2) {
                 Attachment::from_bytes(tests_png()).unwrap()
             } else {
                 Attachment::from_bytes(pdf_bytes(i))
@@ -138,7 +138,7 @@ fn anthropic(server: &MockServer) -> AnthropicProvider {
 
 /// Chat Completions' part for page `i`: an `image_url` with a data URL, or a `file` for a PDF.
 fn openai_part(i: usize) -> Value {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", STANDARD.encode(tests_png()))}})
     } else {
         json!({"type": "file", "file": {
@@ -150,7 +150,7 @@ fn openai_part(i: usize) -> Value {
 
 /// The Messages API's block for page `i`: an `image` or a `document`, with a base64 source.
 fn anthropic_block(i: usize) -> Value {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": STANDARD.encode(tests_png())}})
     } else {
         json!({"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": STANDARD.encode(pdf_bytes(i))}, "title": format!("page-{i}.pdf")})
@@ -161,7 +161,7 @@ fn anthropic_block(i: usize) -> Value {
 fn assert_named(text: &str, chunk: &[usize]) {
     assert_eq!(indexes_in(text), chunk);
     for (place, &i) in chunk.iter().enumerate() {
-        let summary = if i % 2 == 0 {
+        let summary = if i.is_multiple_of(2) {
             "image/png, 70 bytes".to_owned()
         } else {
             format!(
