@@ -97,6 +97,8 @@ async fn each_chunk_carries_its_elements_attachments_in_order_and_names_them() {
             assert!(request.user.contains(&listed), "{}", request.user);
         }
     }
+    // The whole first chunk's message, reviewed.
+    intent_tests::golden::check("prompts/map_each_attachments.txt", &requests[0].user);
     // The bytes are the caller's, shared, never copied.
     let first = requests[0].attachments[0].bytes().unwrap();
     assert_eq!(
