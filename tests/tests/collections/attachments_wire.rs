@@ -89,6 +89,15 @@ async fn server(reply: fn(&str) -> Value, user: fn(&Value) -> &Value) -> MockSer
     server
 }
 
+/// The user content of each request `server` received, in order.
+async fn contents(server: &MockServer, user: fn(&Value) -> &Value) -> Vec<Vec<Value>> {
+    let requests = server.received_requests().await.unwrap_or_default();
+    requests
+        .iter()
+        .map(|request| user(&body_of(request)).as_array().unwrap().clone())
+        .collect()
+}
+
 fn chat_reply(text: &str) -> Value {
     json!({
         "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini-2024-07-18",
@@ -204,11 +213,9 @@ async fn openai_chunks_send_the_text_then_their_elements_parts_in_order() {
     let client = IntentClient::new(openai(&server));
     let result = run(&client).await;
     assert_values(&result);
-    let requests = server.received_requests().await.unwrap();
-    assert_eq!(requests.len(), 3);
-    for (request, chunk) in requests.iter().zip(CHUNKS) {
-        let body = body_of(request);
-        let content = openai_user(&body).as_array().unwrap();
+    let contents = contents(&server, openai_user).await;
+    assert_eq!(contents.len(), 3);
+    for (content, chunk) in contents.iter().zip(CHUNKS) {
         assert_eq!(content.len(), chunk.len() + 1);
         assert_eq!(content[0]["type"], "text");
         let parts: Vec<Value> = chunk.iter().map(|&i| openai_part(i)).collect();
@@ -223,11 +230,9 @@ async fn anthropic_chunks_send_their_elements_blocks_in_order_then_the_text() {
     let client = IntentClient::new(anthropic(&server));
     let result = run(&client).await;
     assert_values(&result);
-    let requests = server.received_requests().await.unwrap();
-    assert_eq!(requests.len(), 3);
-    for (request, chunk) in requests.iter().zip(CHUNKS) {
-        let body = body_of(request);
-        let content = anthropic_user(&body).as_array().unwrap();
+    let contents = contents(&server, anthropic_user).await;
+    assert_eq!(contents.len(), 3);
+    for (content, chunk) in contents.iter().zip(CHUNKS) {
         assert_eq!(content.len(), chunk.len() + 1);
         let blocks: Vec<Value> = chunk.iter().map(|&i| anthropic_block(i)).collect();
         assert_eq!(content[..chunk.len()], blocks[..], "chunk {chunk:?}");
@@ -251,17 +256,13 @@ async fn a_fallback_gets_each_chunks_attachments_when_the_primary_fails() {
         .unwrap();
     let result = run(&client).await;
     assert_values(&result);
-    let tried = primary.received_requests().await.unwrap();
-    let answered = fallback.received_requests().await.unwrap();
+    let tried = contents(&primary, openai_user).await;
+    let answered = contents(&fallback, anthropic_user).await;
     assert_eq!(answered.len(), 3);
-    for (request, chunk) in answered.iter().zip(CHUNKS) {
-        let body = body_of(request);
-        let content = anthropic_user(&body).as_array().unwrap();
+    for (content, chunk) in answered.iter().zip(CHUNKS) {
         let blocks: Vec<Value> = chunk.iter().map(|&i| anthropic_block(i)).collect();
         assert_eq!(content[..chunk.len()], blocks[..]);
     }
     // The primary was sent the same chunk first, with the same parts.
-    let first = body_of(&tried[0]);
-    let content = openai_user(&first).as_array().unwrap();
-    assert_eq!(content[1..], [openai_part(0), openai_part(1)]);
+    assert_eq!(tried[0][1..], [openai_part(0), openai_part(1)]);
 }
