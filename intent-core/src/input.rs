@@ -35,7 +35,8 @@ pub struct SerializedInput {
     /// The label in `## Input (<label>)`.
     pub label: String,
     /// The attachments sent with the input, in order: those met in the input itself, then those
-    /// attached to the call.
+    /// attached to the call. A collection's chunk holds its elements' attachments, element after
+    /// element.
     pub attachments: Vec<Attachment>,
 }
 

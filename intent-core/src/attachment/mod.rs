@@ -18,11 +18,13 @@
 //! `http` or `https`. Each provider checks its own limits (sizes per kind, per request, and a count)
 //! and the kinds it takes before it sends: see the provider modules.
 
+pub(crate) mod budget;
 mod capture;
 mod encode;
 pub(crate) mod limits;
 mod prompt;
 mod sniff;
+mod tokens;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -34,9 +36,10 @@ use serde::{Serialize, Serializer};
 
 use crate::error::IntentError;
 
-pub(crate) use capture::capturing;
+pub(crate) use capture::{capturing, capturing_in, Scope};
 pub(crate) use encode::{Base64, DataUrl};
 pub(crate) use prompt::describe_attachments;
+pub(crate) use tokens::estimate as estimate_tokens;
 
 /// An image or a document sent with a call's input.
 ///
@@ -78,6 +81,11 @@ struct Inner {
     detail: Option<ImageDetail>,
     /// The hex SHA-256 of the bytes (or of the URL), computed once, for cache keys.
     digest: OnceLock<String>,
+    /// Where a collection's element held it: its place among the element's attachments and the
+    /// element (`element 5`), for the chunk's prompt.
+    origin: Option<(usize, Arc<str>)>,
+    /// A PDF's pages as its bytes show them, counted once, for the rate limiter's estimate.
+    pages: OnceLock<u32>,
 }
 
 /// Where an attachment's content is.
@@ -475,6 +483,31 @@ impl Attachment {
         text
     }
 
+    /// The same attachment (its bytes shared, its digest kept) remembering that it is the
+    /// `place`-th attachment of `scope` (a collection's element: `element 5`).
+    pub(crate) fn placed(&self, place: usize, scope: Arc<str>) -> Attachment {
+        let mut placed = self.clone();
+        Arc::make_mut(&mut placed.inner).origin = Some((place, scope));
+        placed
+    }
+
+    /// The pages of a PDF as its bytes show them (at least one; one for a URL), counted once and
+    /// shared by every clone: for the rate limiter's estimate.
+    pub(crate) fn pages_seen(&self) -> u32 {
+        *self.inner.pages.get_or_init(|| match &self.inner.source {
+            Source::Bytes(bytes) => tokens::pdf_pages(bytes),
+            Source::Url(_) => 1,
+        })
+    }
+
+    /// `attachment 2 of element 5`, for an attachment a collection's element carries.
+    pub(crate) fn origin(&self) -> Option<String> {
+        self.inner
+            .origin
+            .as_ref()
+            .map(|(place, scope)| format!("attachment {place} of {scope}"))
+    }
+
     fn make(source: Source, media_type: Cow<'static, str>) -> Attachment {
         Attachment {
             inner: Arc::new(Inner {
@@ -483,6 +516,8 @@ impl Attachment {
                 filename: None,
                 detail: None,
                 digest: OnceLock::new(),
+                origin: None,
+                pages: OnceLock::new(),
             }),
         }
     }
@@ -524,17 +559,42 @@ impl Eq for Attachment {}
 
 /// Inside a call's input (the input itself, or a member of it), an attachment is written as a
 /// reference to its place in the list of attachments (`<attachment 1: image/png, 48213 bytes>`)
-/// and sent as a content part. Anywhere else it has no JSON form: serializing it fails, rather
-/// than drop its content silently.
+/// and sent as a content part; inside a collection's element, as its place among that element's
+/// attachments (`<attachment 1 of element 5: image/png, 48213 bytes>`). Anywhere else it has no
+/// JSON form: serializing it fails, rather than drop its content silently.
 impl Serialize for Attachment {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match capture::capture(self) {
-            Some(n) => serializer.collect_str(&format_args!("<attachment {n}: {}>", self.summary())),
+            Some((n, None)) => {
+                serializer.collect_str(&format_args!("<attachment {n}: {}>", self.summary()))
+            }
+            Some((n, Some(scope))) => serializer.collect_str(&format_args!(
+                "<attachment {n} of {scope}: {}>",
+                self.summary()
+            )),
             None => Err(serde::ser::Error::custom(
-                "an Attachment is sent as a call's input, a member of it, or with AiCall::attach; it has no JSON form elsewhere (a collection's elements cannot carry attachments)",
+                "an Attachment is sent as a call's input, a member of it, a collection's element or a member of one, or with AiCall::attach; it has no JSON form elsewhere",
             )),
         }
     }
+}
+
+/// Checks the attachments a collection's element carries (as [`Attachment::check`]): the first
+/// refused is the element's issue, naming its place, and nothing is sent for the element.
+pub(crate) fn check_element(attachments: &[Attachment]) -> Result<(), crate::result::ResultIssue> {
+    for (i, attachment) in attachments.iter().enumerate() {
+        if let Err(error) = attachment.check() {
+            return Err(crate::result::ResultIssue::new(
+                crate::result::IssueKind::Input,
+                format!(
+                    "The element's attachment {} is refused: {}. Nothing was sent for it.",
+                    i + 1,
+                    reason(&error)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// An attachment's part of a cache key: what it is and the hash of its content, never the bytes.

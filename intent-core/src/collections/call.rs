@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::chunk::Element;
 use super::result::Progress;
+use crate::attachment::{self, Attachment, Scope};
 use crate::call::{require_check, require_line, Check};
 use crate::client::IntentClient;
 use crate::input;
@@ -107,21 +108,29 @@ impl<'a, O: Intent> CollectionCall<'a, usize, O> {
             .iter()
             .enumerate()
             .map(|(index, input)| {
-                let text = element_text(&format!("{{\"index\":{index},\"input\":"), input, "}")?;
+                let (text, attachments) = element_text(
+                    &format!("{{\"index\":{index},\"input\":"),
+                    input,
+                    "}",
+                    Scope::Element(index),
+                )?;
                 Ok(Element {
                     key: index.to_string(),
                     chars: text.chars().count(),
                     text,
+                    attachments,
                 })
             })
             .collect();
+        // The first element that serializes gives the label (one refused, say for a file cut
+        // short, would leave every chunk without one).
         let label = inputs
-            .first()
-            .and_then(|first| {
-                input::serialize(
+            .iter()
+            .find_map(|element| {
+                input::serialize_with_attachments(
                     std::slice::from_ref(&LabelElement {
                         index: 0,
-                        input: first,
+                        input: element,
                     }),
                     usize::MAX,
                 )
@@ -163,9 +172,11 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
                         format!("Two keys are both written \"{key}\"; each key must be distinct as text. Nothing was sent for this one."),
                     ));
                 }
-                let text = element_text(&format!("{}:", Value::String(key.clone())), input, "")?;
+                let quoted = Value::String(key.clone()).to_string();
+                let before = format!("{quoted}:");
+                let (text, attachments) = element_text(&before, input, "", Scope::Key(quoted))?;
                 if label.is_none() {
-                    label = input::serialize(&BTreeMap::from([(key.as_str(), input)]), usize::MAX)
+                    label = input::serialize_with_attachments(&BTreeMap::from([(key.as_str(), input)]), usize::MAX)
                         .ok()
                         .map(|s| s.label);
                 }
@@ -173,6 +184,7 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
                     key,
                     chars: text.chars().count(),
                     text,
+                    attachments,
                 })
             });
             elements.push(element);
@@ -188,13 +200,16 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
     }
 }
 
-/// An element as it sits in a chunk's input: `before`, the input as JSON, `after`. Serialized in
-/// place and trimmed to its length, since every element is held until its chunk starts.
+/// An element as it sits in a chunk's input: `before`, the input as JSON, `after`, and the
+/// attachments it carries, each written as its place in `scope` (`<attachment 1 of element 5:
+/// image/png, 70 bytes>`) and checked. Serialized in place and trimmed to its length, since every
+/// element is held until its chunk starts.
 fn element_text<I: Serialize + ?Sized>(
     before: &str,
     input: &I,
     after: &str,
-) -> Result<String, ResultIssue> {
+    scope: Scope,
+) -> Result<(String, Vec<Attachment>), ResultIssue> {
     let failed = |e: &dyn fmt::Display| {
         ResultIssue::new(
             IssueKind::Input,
@@ -203,10 +218,14 @@ fn element_text<I: Serialize + ?Sized>(
     };
     let mut text = Vec::with_capacity(before.len() + 64);
     text.extend_from_slice(before.as_bytes());
-    serde_json::to_writer(&mut text, input).map_err(|e| failed(&e))?;
+    let (written, attachments) =
+        attachment::capturing_in(scope, || serde_json::to_writer(&mut text, input));
+    written.map_err(|e| failed(&e))?;
+    attachment::check_element(&attachments)?;
     text.extend_from_slice(after.as_bytes());
     text.shrink_to_fit();
-    String::from_utf8(text).map_err(|e| failed(&e))
+    let text = String::from_utf8(text).map_err(|e| failed(&e))?;
+    Ok((text, attachments))
 }
 
 /// A map key as the model sees it: a string key as it is, a number or boolean as its JSON text.

@@ -19,6 +19,15 @@
 //! A chunk that fails after its attempts keeps the elements its last answer got right and does not
 //! discard the other chunks; [`CollectionResult::missing`] names the keys or indexes with no value.
 //!
+//! An element may be an [`Attachment`](crate::Attachment) or carry some as members. Each
+//! element's text names its attachments by the element (`<attachment 1 of element 5:
+//! application/pdf, 48213 bytes>`, or `of key "T-1"` for `map_values`), a chunk's request carries
+//! its elements' attachments in element order, and its `## Input` section lists them in the order
+//! sent. Chunks are also cut within one request's attachment limits (count and bytes, the smallest
+//! among the providers so that any fallback can take the request); an element whose own
+//! attachments pass a limit is refused alone with an issue naming the limit, and nothing is sent
+//! for it. `map_stream` and batch runs carry the attachments as live runs do.
+//!
 //! ```
 //! use std::collections::HashMap;
 //! use intent_core::prelude::*;

@@ -288,6 +288,7 @@ pub(super) fn prepare_chunk<O: Intent>(shared: &Shared<'_, O>, chunk: ChunkInput
         positions,
         keys,
         text,
+        attachments,
     } = chunk;
     let requirement = match shared.mode {
         Mode::Each => format!(
@@ -302,7 +303,7 @@ pub(super) fn prepare_chunk<O: Intent>(shared: &Shared<'_, O>, chunk: ChunkInput
     let input = SerializedInput {
         text,
         label: shared.label.to_owned(),
-        attachments: Vec::new(),
+        attachments,
     };
     let info = match &shared.each_info {
         Some(info) => Arc::clone(info),

@@ -6,6 +6,10 @@
 //! Results leave in input order: a chunk that ends early waits for those before it, and no new
 //! chunk is read while `concurrency` chunks are in flight or waiting, so at most
 //! `chunk_size × concurrency` inputs and their results are held, whatever the input's length.
+//!
+//! Inputs that carry attachments are sent with them as in `map_each`; since each chunk runs as a
+//! `map_each` of its own, an element's text and the prompt's list name it by its place in the
+//! chunk (`attachment 1 of element 0`), as its `index` in the chunk's input does.
 
 use std::fmt;
 use std::pin::Pin;

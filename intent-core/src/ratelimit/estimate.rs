@@ -4,8 +4,10 @@
 //! UTF-8 bytes over four (system message, user message and the JSON schema, which the provider
 //! also reads) plus the reply it may produce: its `max_output_tokens`, or
 //! [`DEFAULT_OUTPUT_TOKENS`] when it sets none. Four bytes a token is the usual figure for English
-//! and JSON; text in scripts of several bytes a character is over-counted rather than under. The
-//! estimate only has to hold until the reply's usage corrects it.
+//! and JSON; text in scripts of several bytes a character is over-counted rather than under.
+//! Attachments add 1,600 tokens an image and 3,000 a PDF page (the pages the file's bytes show):
+//! the highest the providers count, see `attachment::tokens`. The estimate only has to hold until
+//! the reply's usage corrects it.
 
 use std::io;
 
@@ -26,6 +28,11 @@ pub const DEFAULT_OUTPUT_TOKENS: u64 = 1024;
 /// let mut request = AiRequest::new("", "x".repeat(400));
 /// request.max_output_tokens = Some(50);
 /// assert_eq!(estimate_tokens(&request), 100 + 50);
+///
+/// // An image adds 1,600 tokens.
+/// request.attachments.push(intent_core::Attachment::from_bytes(intent_core::attachment::tests_png())?);
+/// assert_eq!(estimate_tokens(&request), 100 + 1600 + 50);
+/// # Ok::<(), intent_core::IntentError>(())
 /// ```
 pub fn estimate_tokens(request: &AiRequest) -> u64 {
     let schema = request.schema.as_ref().map_or(0, |schema| {
@@ -40,7 +47,10 @@ pub fn estimate_tokens(request: &AiRequest) -> u64 {
     let output = request
         .max_output_tokens
         .map_or(DEFAULT_OUTPUT_TOKENS, u64::from);
-    bytes.div_ceil(BYTES_PER_TOKEN).saturating_add(output)
+    bytes
+        .div_ceil(BYTES_PER_TOKEN)
+        .saturating_add(crate::attachment::estimate_tokens(&request.attachments))
+        .saturating_add(output)
 }
 
 /// Counts the bytes written to it, keeping none.

@@ -36,7 +36,8 @@
 //! per-minute limits over shorter spans too, which even spacing never trips.
 //!
 //! Each request is charged an estimate before it is sent ([`estimate_tokens`]: its bytes over
-//! four, plus its `max_output_tokens` or [`DEFAULT_OUTPUT_TOKENS`]); a request estimated above
+//! four, 1,600 tokens an attached image and 3,000 a PDF page, plus its `max_output_tokens` or
+//! [`DEFAULT_OUTPUT_TOKENS`]); a request estimated above
 //! `tokens_per_minute` is charged the whole minute, the most any request can have. When the reply
 //! reports its usage, the schedule is moved by the difference. A failed request keeps its charge
 //! (providers count refused requests too).

@@ -89,6 +89,8 @@ pub struct Counts {
     pub batch_sizes: Vec<usize>,
     /// The user messages submitted, in order.
     pub messages: Vec<String>,
+    /// The attachment parts of each user message submitted, in order (empty for a text message).
+    pub parts: Vec<Vec<Value>>,
     /// Live model calls (not through a batch).
     pub live_calls: usize,
 }
@@ -283,6 +285,7 @@ impl State {
                     return ResponseTemplate::new(400)
                         .set_body_json(json!({"error": {"message": "no such file"}}));
                 };
+                let mut parts = Vec::new();
                 let requests: Vec<(String, String)> = String::from_utf8_lossy(file)
                     .lines()
                     .map(|line| {
@@ -291,13 +294,12 @@ impl State {
                         assert_eq!(line["method"], "POST");
                         assert_eq!(line["url"], "/v1/chat/completions");
                         let messages = line["body"]["messages"].as_array().unwrap();
-                        let user = messages.last().unwrap()["content"]
-                            .as_str()
-                            .unwrap()
-                            .to_owned();
+                        let (user, attached) = user_content(&messages.last().unwrap()["content"]);
+                        parts.push(attached);
                         (line["custom_id"].as_str().unwrap().to_owned(), user)
                     })
                     .collect();
+                self.counts.parts.extend(parts);
                 let created = self.register(Some(file_id), requests);
                 if std::mem::take(&mut self.behaviour.lose_first_create_reply) {
                     return ResponseTemplate::new(500)
@@ -436,19 +438,19 @@ impl State {
             }
             ("POST", ["v1", "messages", "batches"]) => {
                 let body: Value = serde_json::from_slice(&request.body).unwrap();
+                let mut parts = Vec::new();
                 let requests = body["requests"]
                     .as_array()
                     .unwrap()
                     .iter()
                     .map(|r| {
-                        let user = r["params"]["messages"][0]["content"]
-                            .as_str()
-                            .unwrap()
-                            .to_owned();
+                        let (user, attached) = user_content(&r["params"]["messages"][0]["content"]);
+                        parts.push(attached);
                         assert!(r["params"]["max_tokens"].is_u64());
                         (r["custom_id"].as_str().unwrap().to_owned(), user)
                     })
                     .collect();
+                self.counts.parts.extend(parts);
                 let created = self.register(None, requests);
                 if std::mem::take(&mut self.behaviour.lose_first_create_reply) {
                     return ResponseTemplate::new(500).set_body_json(
@@ -587,6 +589,29 @@ fn expired_line(api: Api, custom_id: &str) -> Value {
         Api::OpenAi => json!({"id": "r", "custom_id": custom_id, "response": null,
             "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}}),
         Api::Anthropic => json!({"custom_id": custom_id, "result": {"type": "expired"}}),
+    }
+}
+
+/// A user message's text, and its attachment parts: a string content is the text alone; a list
+/// of parts holds one `text` part and the attachments' parts.
+fn user_content(content: &Value) -> (String, Vec<Value>) {
+    match content {
+        Value::String(text) => (text.clone(), Vec::new()),
+        Value::Array(parts) => {
+            let text = parts
+                .iter()
+                .find(|p| p["type"] == "text")
+                .and_then(|p| p["text"].as_str())
+                .expect("a text part")
+                .to_owned();
+            let attached = parts
+                .iter()
+                .filter(|p| p["type"] != "text")
+                .cloned()
+                .collect();
+            (text, attached)
+        }
+        other => panic!("a user message's content is text or parts, not {other}"),
     }
 }
 

@@ -336,26 +336,3 @@ fn url_refuses_what_is_not_http_or_https() {
     assert!(Attachment::url("https://example.com/a.png").is_ok());
     assert!(Attachment::url("HTTP://example.com/a.JPG").is_ok());
 }
-
-#[tokio::test]
-async fn a_collection_whose_elements_carry_attachments_is_refused_not_sent_without_them() {
-    let model = ScriptedProvider::new(["never"]);
-    let client = IntentClient::new(model.clone());
-    let inputs = [png(), png()];
-    let result = client
-        .map_each::<String>(&inputs, "Describe each image.")
-        .await;
-    assert!(!result.is_complete());
-    assert!(model.requests().is_empty(), "nothing is sent");
-    let messages: Vec<String> = result
-        .issues()
-        .iter()
-        .map(|i| i.issue.message.clone())
-        .collect();
-    assert!(
-        messages
-            .iter()
-            .any(|m| m.contains("a collection's elements cannot carry attachments")),
-        "{messages:?}"
-    );
-}

@@ -24,6 +24,8 @@
 //!   an issue carrying the provider's reason on each of its elements; a result file with lines
 //!   missing, repeated, for unknown requests or not JSON leaves the requests without an answer
 //!   with an issue that says so, and the other chunks go on.
+//! - **Attachments**: a chunk's batch request carries its elements' attachments as the live
+//!   request does (the same content parts, written by the same provider code).
 //! - **Not in a batch run**: the cache (a batch answer is not a cached live one), fallback
 //!   providers (a batch is paid for at one provider), the judge (a live call per chunk: the run
 //!   is refused with an issue), and the deadline (see [`wait_limit`](BatchOptions::wait_limit)).
