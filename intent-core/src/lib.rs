@@ -214,6 +214,7 @@ pub mod prelude {
     pub use crate::provider::{
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };
+    pub use crate::collections::CollectionEvent;
     pub use crate::stream::{ElementEvent, Partial, StreamEvent};
     pub use crate::{
         AiRequestOptions, AiResult, Attachment, AttemptRecord, Escalation, Intent, IntentClient,

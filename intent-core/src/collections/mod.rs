@@ -47,6 +47,7 @@ mod observed;
 mod result;
 mod run;
 mod stream;
+mod streamed;
 mod verify;
 
 #[cfg(feature = "progress-bar")]
@@ -58,6 +59,7 @@ pub use call::{CollectionCall, DEFAULT_CHUNK_SIZE, DEFAULT_CONCURRENCY};
 pub use progress_bar::progress_bar;
 pub use result::{ChunkRecord, CollectionResult, ElementIssue, Progress};
 pub use stream::{MapStream, StreamItem};
+pub use streamed::{CollectionEvent, CollectionStream};
 
 use serde::Serialize;
 

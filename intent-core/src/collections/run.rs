@@ -31,7 +31,7 @@ pub(super) struct Shared<'c, O> {
     label: &'c str,
     /// The answer's shape for `map_each` (the same for every chunk).
     each_info: Option<Arc<TypeInfo>>,
-    reader: ElementReader<'c, O>,
+    pub(super) reader: ElementReader<'c, O>,
 }
 
 impl<'c, O: Intent> Shared<'c, O> {
@@ -66,8 +66,8 @@ impl<'c, O: Intent> Shared<'c, O> {
 /// One chunk's end: its record, and its values and findings by slot.
 pub(super) struct ChunkOutcome<O> {
     pub(super) record: ChunkRecord,
-    values: Vec<Option<O>>,
-    issues: Vec<ElementIssue>,
+    pub(super) values: Vec<Option<O>>,
+    pub(super) issues: Vec<ElementIssue>,
 }
 
 /// A chunk ready to be asked: its slots, its options with the count requirement, and its plan

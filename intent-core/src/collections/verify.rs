@@ -107,7 +107,7 @@ impl<'c, O: Intent> ElementReader<'c, O> {
 
     /// The value, or the findings at paths relative to the element (`/value/..`); `lossy` is
     /// what the chunk's reply says of its numbers (see [`read::Answer`]).
-    fn read(&self, value: Value, lossy: &[u64]) -> Result<O, Vec<ResultIssue>> {
+    pub(crate) fn read(&self, value: Value, lossy: &[u64]) -> Result<O, Vec<ResultIssue>> {
         let read = read::read_value_with::<O>(&self.info, value, lossy)?;
         self.check(read)
     }
