@@ -1,0 +1,453 @@
+//! `CollectionCall::stream_elements`: each element of a chunk's reply delivered the moment it is
+//! certain, once, and `Done` equal to what `.await` gives.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
+use intent_core::prelude::*;
+use intent_core::provider::{
+    AiResponse, BoxFuture, PieceStream, Provider, ProviderError, StreamPiece,
+};
+use intent_core::AiRequest;
+use intent_core::CollectionResult;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Intent)]
+struct Line {
+    sku: String,
+    #[intent(minimum = 1)]
+    quantity: u32,
+}
+
+/// What a [`Watched`] provider has streamed: per reply, in the order asked, its text so far and
+/// whether it ended.
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<Vec<(String, bool)>>>);
+
+impl Log {
+    fn snapshot(&self) -> Vec<(String, bool)> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+/// A scripted model whose streamed pieces are logged as they leave it.
+struct Watched {
+    inner: ScriptedProvider,
+    log: Log,
+}
+
+impl Provider for Watched {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn complete<'a>(
+        &'a self,
+        request: &'a AiRequest,
+    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+        self.inner.complete(request)
+    }
+    fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
+        let log = self.log.clone();
+        let reply = {
+            let mut replies = log.0.lock().unwrap();
+            replies.push((String::new(), false));
+            replies.len() - 1
+        };
+        // Each piece waits a turn first, as a piece from the network does: the scripted model
+        // alone would hand out its whole reply in one poll.
+        let pieces = self.inner.stream(request).then(|piece| async {
+            tokio::task::yield_now().await;
+            piece
+        });
+        Box::pin(pieces.map(move |piece| {
+            let mut replies = log.0.lock().unwrap();
+            match &piece {
+                Ok(StreamPiece::Text(text)) => replies[reply].0.push_str(text),
+                Ok(StreamPiece::End(_)) => replies[reply].1 = true,
+                _ => {}
+            }
+            piece
+        }))
+    }
+}
+
+fn watched(replies: &[&str]) -> (IntentClient, Log) {
+    let log = Log::default();
+    let model = Watched {
+        inner: ScriptedProvider::new(replies.iter().copied()).with_stream_chunk_chars(1),
+        log: log.clone(),
+    };
+    (IntentClient::new(model), log)
+}
+
+fn each_reply(lines: &[(usize, &str, u32)]) -> String {
+    let items: Vec<String> = lines
+        .iter()
+        .map(|(i, sku, q)| {
+            format!(r#"{{"index": {i}, "value": {{"sku": "{sku}", "quantity": {q}}}}}"#)
+        })
+        .collect();
+    format!(r#"{{"value": [{}]}}"#, items.join(", "))
+}
+
+const INPUTS: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
+
+/// Every event, each with what the model had streamed when it came.
+async fn events<K: Clone, O>(
+    stream: intent_core::collections::CollectionStream<'_, K, O>,
+    log: &Log,
+) -> Vec<(CollectionEvent<K, O>, Vec<(String, bool)>)> {
+    stream
+        .map(|event| (event, log.snapshot()))
+        .collect::<Vec<_>>()
+        .await
+}
+
+fn done<K, O>(events: &[(CollectionEvent<K, O>, Vec<(String, bool)>)]) -> &CollectionResult<K, O> {
+    match events.last() {
+        Some((CollectionEvent::Done(result), _)) => result,
+        _ => panic!("Done comes last"),
+    }
+}
+
+fn delivered<K: Clone, O: Clone>(
+    events: &[(CollectionEvent<K, O>, Vec<(String, bool)>)],
+) -> Vec<(K, O)> {
+    events
+        .iter()
+        .filter_map(|(e, _)| match e {
+            CollectionEvent::Element(k, v) => Some((k.clone(), v.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn each_element_arrives_before_its_chunk_reply_ends_exactly_once_and_done_equals_await() {
+    let first = each_reply(&[(0, "A", 1), (1, "B", 2), (2, "C", 3)]);
+    let second = each_reply(&[(3, "D", 4), (4, "E", 5), (5, "F", 6)]);
+    let script = [first.as_str(), second.as_str()];
+
+    let (client, _) = watched(&script);
+    let awaited = client
+        .map_each::<Line>(&INPUTS, "Read the line.")
+        .chunk_size(3)
+        .concurrency(2)
+        .await;
+    assert!(awaited.is_complete());
+
+    let (client, log) = watched(&script);
+    let stream = client
+        .map_each::<Line>(&INPUTS, "Read the line.")
+        .chunk_size(3)
+        .concurrency(2)
+        .stream_elements();
+    let events = events(stream, &log).await;
+
+    let mut seen = Vec::new();
+    for (event, streamed) in &events {
+        let CollectionEvent::Element(index, line) = event else {
+            continue;
+        };
+        // The reply that answers this index had streamed the whole element, and not yet ended.
+        let needle = format!(
+            r#""index": {index}, "value": {{"sku": "{}", "quantity": {}}}}}"#,
+            line.sku, line.quantity
+        );
+        let (text, ended) = streamed
+            .iter()
+            .find(|(text, _)| text.contains(&needle))
+            .unwrap_or_else(|| panic!("element {index} came before its text: {streamed:?}"));
+        assert!(
+            !ended,
+            "element {index} came only after its reply ended: {text}"
+        );
+        seen.push(*index);
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, [0, 1, 2, 3, 4, 5], "each input exactly once");
+
+    let result = done(&events);
+    assert_eq!(result.values(), awaited.values());
+    assert_eq!(result.usage().calls, awaited.usage().calls);
+    for (index, line) in delivered(&events) {
+        assert_eq!(result.get(index), Some(&line));
+    }
+    // Both chunks were in flight at once: the second reply began before the first ended.
+    let overlapped = events
+        .iter()
+        .any(|(_, streamed)| streamed.len() == 2 && !streamed[0].1 && !streamed[1].0.is_empty());
+    assert!(overlapped, "the chunks ran concurrently");
+}
+
+#[tokio::test]
+async fn a_reply_that_drops_an_element_is_retried_and_only_the_missing_one_comes_from_the_retry() {
+    let dropped = each_reply(&[(0, "A", 1), (1, "B", 2)]);
+    let full = each_reply(&[(0, "A", 1), (1, "B", 2), (2, "C", 3)]);
+    let second = each_reply(&[(3, "D", 4), (4, "E", 5), (5, "F", 6)]);
+    let script = [dropped.as_str(), full.as_str(), second.as_str()];
+
+    let (client, _) = watched(&script);
+    let awaited = client
+        .map_each::<Line>(&INPUTS, "Read the line.")
+        .chunk_size(3)
+        .concurrency(1)
+        .await;
+
+    let (client, log) = watched(&script);
+    let stream = client
+        .map_each::<Line>(&INPUTS, "Read the line.")
+        .chunk_size(3)
+        .concurrency(1)
+        .stream_elements();
+    let events = events(stream, &log).await;
+    let order: Vec<String> = events
+        .iter()
+        .map(|(e, streamed)| match e {
+            CollectionEvent::Element(i, _) => format!("element {i} (reply {})", streamed.len()),
+            CollectionEvent::Invalid(i, _) => format!("invalid {i}"),
+            CollectionEvent::Retry(chunk, record) => {
+                format!("retry chunk {chunk} attempt {}", record.number)
+            }
+            CollectionEvent::Done(_) => "done".to_owned(),
+            _ => "other".to_owned(),
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "element 0 (reply 1)",
+            "element 1 (reply 1)",
+            "retry chunk 1 attempt 1",
+            "element 2 (reply 2)",
+            "element 3 (reply 3)",
+            "element 4 (reply 3)",
+            "element 5 (reply 3)",
+            "done",
+        ]
+    );
+    let result = done(&events);
+    assert!(result.is_complete());
+    assert_eq!(result.values(), awaited.values());
+    assert_eq!(result.chunks()[0].attempts.len(), 2);
+}
+
+#[tokio::test]
+async fn a_retry_never_changes_a_value_already_delivered() {
+    let dropped = each_reply(&[(0, "A", 1), (1, "B", 2)]);
+    // The retry answers index 0 differently: the delivered "A" stands.
+    let changed = each_reply(&[(0, "Z", 9), (1, "B", 2), (2, "C", 3)]);
+    let (client, log) = watched(&[dropped.as_str(), changed.as_str()]);
+    let stream = client
+        .map_each::<Line>(&INPUTS[..3], "Read the line.")
+        .chunk_size(3)
+        .stream_elements();
+    let events = events(stream, &log).await;
+    let delivered = delivered(&events);
+    assert_eq!(delivered.iter().filter(|(i, _)| *i == 0).count(), 1);
+    assert_eq!(
+        delivered[0],
+        (
+            0,
+            Line {
+                sku: "A".into(),
+                quantity: 1
+            }
+        )
+    );
+    let result = done(&events);
+    assert!(result.is_complete());
+    assert_eq!(result.get(0).map(|l| l.sku.as_str()), Some("A"));
+    assert_eq!(result.get(2).map(|l| l.sku.as_str()), Some("C"));
+    // The retry's own answer is kept in its record.
+    assert!(result.chunks()[0].attempts[1].raw_output.contains("\"Z\""));
+}
+
+#[tokio::test]
+async fn an_element_that_fails_its_rule_or_its_check_is_not_delivered_early() {
+    // Index 1 breaks the `require` check; index 2 breaks the type's `minimum`.
+    let bad = each_reply(&[(0, "A", 1), (1, "B", 50), (2, "C", 0)]);
+    let good = each_reply(&[(0, "A", 1), (1, "B", 5), (2, "C", 3)]);
+    let script = [bad.as_str(), good.as_str()];
+    let (client, log) = watched(&script);
+    let stream = client
+        .map_each::<Line>(&INPUTS[..3], "Read the line.")
+        .require(|l| l.quantity <= 10, "The quantity must be at most 10.")
+        .stream_elements();
+    let events = events(stream, &log).await;
+    let retry_at = events
+        .iter()
+        .position(|(e, _)| matches!(e, CollectionEvent::Retry(1, _)))
+        .expect("the chunk is retried");
+    for (event, _) in &events[..retry_at] {
+        if let CollectionEvent::Element(index, line) = event {
+            assert_eq!(
+                *index, 0,
+                "only index 0 was right the first time, not {line:?}"
+            );
+        }
+    }
+    let invalid: Vec<_> = events
+        .iter()
+        .filter_map(|(e, _)| match e {
+            CollectionEvent::Invalid(i, issues) => {
+                Some((*i, issues[0].path.clone(), issues[0].message.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        invalid,
+        [(
+            1,
+            Some("/1".to_owned()),
+            "The quantity must be at most 10.".to_owned()
+        )]
+    );
+    let delivered = delivered(&events);
+    assert_eq!(
+        delivered,
+        [
+            (
+                0,
+                Line {
+                    sku: "A".into(),
+                    quantity: 1
+                }
+            ),
+            (
+                1,
+                Line {
+                    sku: "B".into(),
+                    quantity: 5
+                }
+            ),
+            (
+                2,
+                Line {
+                    sku: "C".into(),
+                    quantity: 3
+                }
+            ),
+        ]
+    );
+    let (client, _) = watched(&script);
+    let awaited = client
+        .map_each::<Line>(&INPUTS[..3], "Read the line.")
+        .require(|l| l.quantity <= 10, "The quantity must be at most 10.")
+        .await;
+    assert_eq!(done(&events).values(), awaited.values());
+}
+
+#[tokio::test]
+async fn an_element_out_of_place_is_never_delivered_under_another_index() {
+    // Index 1 and 2 are swapped: neither stands at its own place.
+    let swapped = each_reply(&[(0, "A", 1), (2, "C", 3), (1, "B", 2)]);
+    let (client, log) = watched(&[swapped.as_str(), swapped.as_str()]);
+    let stream = client
+        .map_each::<Line>(&INPUTS[..3], "Read the line.")
+        .max_attempts(2)
+        .stream_elements();
+    let events = events(stream, &log).await;
+    assert_eq!(
+        delivered(&events),
+        [(
+            0,
+            Line {
+                sku: "A".into(),
+                quantity: 1
+            }
+        )]
+    );
+    let result = done(&events);
+    assert_eq!(result.missing(), [&1, &2]);
+}
+
+#[tokio::test]
+async fn map_values_delivers_each_key_once_from_the_reply_that_names_it_exactly() {
+    let tickets = BTreeMap::from([
+        ("sku 1", "lamp"),
+        ("sku 2", "table"),
+        ("sku 3", "chair"),
+        ("sku 4", "desk"),
+    ]);
+    // The first chunk's first reply respells "sku 2": only "sku 1" is right, the retry answers
+    // "sku 2".
+    let script = [
+        r#"{"value": {"sku 1": "Lampe", "SKU 2": "Tisch"}}"#,
+        r#"{"value": {"sku 1": "Lampe", "sku 2": "Tisch"}}"#,
+        r#"{"value": {"sku 3": "Stuhl", "sku 4": "Schreibtisch"}}"#,
+    ];
+    let (client, _) = watched(&script);
+    let awaited = client
+        .map_values::<String, _, _>(&tickets, "Translate into German.")
+        .chunk_size(2)
+        .concurrency(1)
+        .await;
+    assert!(awaited.is_complete());
+
+    let (client, log) = watched(&script);
+    let stream = client
+        .map_values::<String, _, _>(&tickets, "Translate into German.")
+        .chunk_size(2)
+        .concurrency(1)
+        .stream_elements();
+    let events = events(stream, &log).await;
+    let order: Vec<String> = events
+        .iter()
+        .map(|(e, _)| match e {
+            CollectionEvent::Element(key, value) => format!("{key} = {value}"),
+            CollectionEvent::Retry(chunk, _) => format!("retry {chunk}"),
+            CollectionEvent::Done(_) => "done".to_owned(),
+            _ => "other".to_owned(),
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "sku 1 = Lampe",
+            "retry 1",
+            "sku 2 = Tisch",
+            "sku 3 = Stuhl",
+            "sku 4 = Schreibtisch",
+            "done"
+        ]
+    );
+    let result = done(&events);
+    assert_eq!(result.values(), awaited.values());
+    assert_eq!(result.keys(), awaited.keys());
+}
+
+#[tokio::test]
+async fn a_chunk_that_fails_every_attempt_keeps_what_was_delivered_and_says_what_is_missing() {
+    let dropped = each_reply(&[(0, "A", 1)]);
+    let (client, log) = watched(&[dropped.as_str(), "not json at all", "still not json"]);
+    let stream = client
+        .map_each::<Line>(&INPUTS[..2], "Read the line.")
+        .max_attempts(3)
+        .stream_elements();
+    let events = events(stream, &log).await;
+    let result = done(&events);
+    assert_eq!(delivered(&events).len(), 1);
+    assert_eq!(result.get(0).map(|l| l.sku.as_str()), Some("A"));
+    assert_eq!(result.missing(), [&1]);
+    assert!(
+        result.issues_for(0).next().is_none(),
+        "a delivered element has no finding"
+    );
+    assert!(result.issues_for(1).next().is_some());
+}
+
+#[tokio::test]
+async fn finish_returns_what_await_returns() {
+    let reply = each_reply(&[(0, "A", 1), (1, "B", 2)]);
+    let (client, _) = watched(&[reply.as_str()]);
+    let result = client
+        .map_each::<Line>(&INPUTS[..2], "Read the line.")
+        .stream_elements()
+        .finish()
+        .await;
+    assert!(result.is_complete());
+    assert_eq!(result.get(1).map(|l| l.quantity), Some(2));
+}
