@@ -451,3 +451,45 @@ async fn finish_returns_what_await_returns() {
     assert!(result.is_complete());
     assert_eq!(result.get(1).map(|l| l.quantity), Some(2));
 }
+
+#[tokio::test]
+async fn over_http_elements_arrive_while_the_server_holds_the_reply_and_dropping_closes_it() {
+    use crate::sse_server::{Reply, SseServer, Step};
+    use std::time::Duration;
+
+    let pieces = [
+        r#"{"value": [{"index": 0, "value": {"sku": "A", "quan"#,
+        r#"tity": 1}}, {"index": 1, "value": {"sku": "B", "quantity": 2}}"#,
+    ];
+    let events: Vec<Vec<u8>> = pieces
+        .iter()
+        .map(|p| {
+            let chunk = serde_json::json!({"model": "m", "choices": [{"index": 0, "delta": {"content": p}}]});
+            format!("data: {chunk}\n\n").into_bytes()
+        })
+        .collect();
+    // The reply never ends: the list stays open and the server holds the connection.
+    let server = SseServer::start(move |_| Reply::events(events.clone()).then([Step::Hold])).await;
+    let provider = OpenAiProvider::new("sk-test")
+        .with_base_url(format!("{}/v1", server.base))
+        .with_model("m")
+        .with_timeout(Duration::from_secs(10));
+    let client = IntentClient::new(provider);
+    let mut stream = client
+        .map_each::<Line>(&INPUTS[..2], "Read the line.")
+        .stream_elements();
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        match tokio::time::timeout(Duration::from_secs(5), stream.next()).await {
+            Ok(Some(CollectionEvent::Element(index, line))) => seen.push((index, line.sku)),
+            Ok(Some(other)) => panic!("only elements while the reply is open: {other:?}"),
+            Ok(None) | Err(_) => panic!("the elements came while the server held the reply"),
+        }
+    }
+    assert_eq!(seen, [(0, "A".to_owned()), (1, "B".to_owned())]);
+    drop(stream);
+    assert!(
+        server.wait_closed(0, Duration::from_secs(5)).await,
+        "dropping the stream closed the connection"
+    );
+}
