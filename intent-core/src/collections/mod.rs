@@ -19,6 +19,10 @@
 //! A chunk that fails after its attempts keeps the elements its last answer got right and does not
 //! discard the other chunks; [`CollectionResult::missing`] names the keys or indexes with no value.
 //!
+//! [`CollectionCall::stream_elements`] runs the same call streamed and yields each element's
+//! value the moment it is certain ([`CollectionEvent`]), then the same result. See
+//! [`CollectionStream`] for when an element is certain and how a chunk's retry is handled.
+//!
 //! ```
 //! use std::collections::HashMap;
 //! use intent_core::prelude::*;

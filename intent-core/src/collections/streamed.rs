@@ -1,27 +1,7 @@
 //! [`CollectionCall::stream_elements`]: a collection call whose results arrive element by
 //! element, each the moment it is certain, then the [`CollectionResult`] `.await` gives.
 //!
-//! The call runs exactly as `.await` runs it (the same chunks, concurrency, prompts, attempts,
-//! checks and limits), but each chunk's replies are streamed and watched as they arrive:
-//!
-//! - `map_each`: each `{"index": i, "value": ..}` of a chunk's reply is delivered the moment it
-//!   closes, if it stands at its own place (the `n`-th element of the reply carries the index of
-//!   the chunk's `n`-th input), passes the element's shape and rules and the call's `require` and
-//!   `validate` checks. An element holding a fractional or very large number waits for the end of
-//!   its reply: only the whole reply's reading knows whether such a number lost digits.
-//! - `map_values`: the members of a chunk's reply are delivered when the reply ends, from the
-//!   same reading that verifies it: a member is named exactly as its key only once the reply is
-//!   read whole (a member written `"SKU 2"` for the key `"sku 2"` is a finding, not an answer).
-//! - An attempt that fails delivers what its reply got right, element by element, then a
-//!   [`CollectionEvent::Retry`]; the chunk is asked again with its findings, as for `.await`.
-//!
-//! Each input is delivered at most once, with its index or key, in any order. **A delivered value
-//! is final**: when its chunk is asked again (another element failed), the retry's answer for an
-//! element already delivered is not used, and [`CollectionEvent::Done`] holds the delivered value.
-//! So no event is ever contradicted by `Done`, and every value in `Done` was delivered once
-//! before it. The retry's raw reply stays in the chunk's attempt records.
-//!
-//! The stream runs in the task that polls it; dropping it cancels every request in flight.
+//! See [`CollectionStream`] for when an element is certain and how a retry is handled.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -119,6 +99,34 @@ type CallFuture<'a, K, O> = Pin<Box<dyn Future<Output = CollectionResult<K, O>> 
 
 /// A streamed collection call: a [`Stream`] of [`CollectionEvent`]s, from
 /// [`CollectionCall::stream_elements`]. Dropping it cancels the call.
+///
+/// The call runs exactly as `.await` runs it (the same chunks, concurrency, prompts, attempts,
+/// checks and limits), but each chunk's replies are streamed and watched as they arrive:
+///
+/// - `map_each`: each `{"index": i, "value": ..}` of a chunk's reply is delivered the moment it
+///   closes, if it stands at its own place (the `n`-th element of the reply carries the index of
+///   the chunk's `n`-th input), passes the element's shape and rules and the call's `require` and
+///   `validate` checks. An element holding a fractional or very large number waits for the end of
+///   its reply: only the whole reply's reading knows whether such a number lost digits.
+/// - `map_values`: the members of a chunk's reply are delivered when the reply ends, from the
+///   same reading that verifies it: a member is named exactly as its key only once the reply is
+///   read whole (a member written `"SKU 2"` for the key `"sku 2"` is a finding, not an answer).
+/// - An attempt that fails delivers what its reply got right, element by element, then a
+///   [`CollectionEvent::Retry`]; the chunk is asked again with its findings, as for `.await`.
+/// - With a judge (`AiRequestOptions::judge`), nothing is certain before the judge has seen the
+///   whole reply: a chunk's elements are delivered when the chunk ends.
+/// - [`CollectionEvent::Invalid`] reports an element that stood at its own place and failed its
+///   checks; an element whose shape fails (its index cannot be trusted) is reported in `Done`.
+///
+/// Each input is delivered at most once, with its index or key, in any order. **A delivered value
+/// is final**: when its chunk is asked again (another element failed), the retry's answer for an
+/// element already delivered is not used, and [`CollectionEvent::Done`] holds the delivered value.
+/// So no event is ever contradicted by `Done`, and every value in `Done` was delivered once
+/// before it. The retry's raw reply stays in the chunk's attempt records.
+///
+/// The stream runs in the task that polls it; dropping it cancels every request in flight.
+///
+/// `O: Clone`: a delivered value is both yielded and kept for `Done`.
 #[must_use = "a stream does nothing until it is polled"]
 pub struct CollectionStream<'a, K, O> {
     call: Option<CallFuture<'a, K, O>>,
@@ -135,8 +143,8 @@ where
     O: Intent + Clone + Send + 'a,
 {
     /// Runs the call streamed: each element's value the moment it is certain, then the result
-    /// `.await` gives. See [`CollectionEvent`]; a delivered value is final (the module docs of
-    /// `collections` say how a retry is handled).
+    /// `.await` gives. See [`CollectionEvent`]; a delivered value is final ([`CollectionStream`]
+    /// says when an element is certain and how a retry is handled).
     ///
     /// ```
     /// use intent_core::prelude::*;
@@ -322,7 +330,10 @@ async fn run_chunk<O: Intent + Clone + Send>(
         number,
         queue,
         state: Mutex::new(WatchState {
-            reader: each_info.map(PartialReader::new),
+            // A judge sees the whole reply: until it has, no element is certain.
+            reader: each_info
+                .filter(|_| prepared.options.judge.is_none())
+                .map(PartialReader::new),
             delivered: (0..prepared.positions.len()).map(|_| None).collect(),
         }),
     };
@@ -469,8 +480,9 @@ impl<O: Intent + Clone + Send> Relay for Watch<'_, '_, O> {
     }
 
     fn retry(&self, record: &AttemptRecord) {
-        // What the failed reply got right, each element read and checked on its own.
-        if !record.raw_output.trim().is_empty() {
+        // What the failed reply got right, each element read and checked on its own (unless a
+        // judge refused it).
+        if self.prepared.options.judge.is_none() && !record.raw_output.trim().is_empty() {
             let verdict = self.prepared.verify(self.shared, &record.raw_output);
             let mut state = self.state();
             for (slot, value) in verdict.values.into_iter().enumerate() {

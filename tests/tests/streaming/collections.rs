@@ -26,7 +26,7 @@ struct Line {
 struct Log(Arc<Mutex<Vec<(String, bool)>>>);
 
 impl Log {
-    fn snapshot(&self) -> Vec<(String, bool)> {
+    fn snapshot(&self) -> Streamed {
         self.0.lock().unwrap().clone()
     }
 }
@@ -93,27 +93,31 @@ fn each_reply(lines: &[(usize, &str, u32)]) -> String {
 
 const INPUTS: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
 
+/// What the model had streamed: per reply, its text so far and whether it ended.
+type Streamed = Vec<(String, bool)>;
+
+/// An event and what the model had streamed when it came.
+type Seen<K, O> = (CollectionEvent<K, O>, Streamed);
+
 /// Every event, each with what the model had streamed when it came.
 async fn events<K: Clone, O>(
     stream: intent_core::collections::CollectionStream<'_, K, O>,
     log: &Log,
-) -> Vec<(CollectionEvent<K, O>, Vec<(String, bool)>)> {
+) -> Vec<Seen<K, O>> {
     stream
         .map(|event| (event, log.snapshot()))
         .collect::<Vec<_>>()
         .await
 }
 
-fn done<K, O>(events: &[(CollectionEvent<K, O>, Vec<(String, bool)>)]) -> &CollectionResult<K, O> {
+fn done<K, O>(events: &[Seen<K, O>]) -> &CollectionResult<K, O> {
     match events.last() {
         Some((CollectionEvent::Done(result), _)) => result,
         _ => panic!("Done comes last"),
     }
 }
 
-fn delivered<K: Clone, O: Clone>(
-    events: &[(CollectionEvent<K, O>, Vec<(String, bool)>)],
-) -> Vec<(K, O)> {
+fn delivered<K: Clone, O: Clone>(events: &[Seen<K, O>]) -> Vec<(K, O)> {
     events
         .iter()
         .filter_map(|(e, _)| match e {
@@ -492,4 +496,40 @@ async fn over_http_elements_arrive_while_the_server_holds_the_reply_and_dropping
         server.wait_closed(0, Duration::from_secs(5)).await,
         "dropping the stream closed the connection"
     );
+}
+
+#[tokio::test]
+async fn with_a_judge_nothing_is_delivered_before_the_judge_accepts() {
+    let judged = || AiRequestOptions {
+        judge: Some(intent_core::JudgeOptions::default()),
+        ..AiRequestOptions::default()
+    };
+    let french = r#"{"value": [{"index": 0, "value": "Bonjour"}, {"index": 1, "value": "Merci"}]}"#;
+    let german =
+        r#"{"value": [{"index": 0, "value": "Guten Tag"}, {"index": 1, "value": "Danke"}]}"#;
+    let script = [
+        french,
+        r#"{"verdict": "fail", "problems": ["The answer is French; the intent asks for German."]}"#,
+        german,
+        r#"{"verdict": "pass", "problems": []}"#,
+    ];
+    let (client, _) = watched(&script);
+    let awaited = client
+        .map_each::<String>(&["Good day", "Thanks"], "Translate into German.")
+        .options(judged())
+        .await;
+    let (client, log) = watched(&script);
+    let stream = client
+        .map_each::<String>(&["Good day", "Thanks"], "Translate into German.")
+        .options(judged())
+        .stream_elements();
+    let events = events(stream, &log).await;
+    assert_eq!(
+        delivered(&events),
+        [(0, "Guten Tag".to_owned()), (1, "Danke".to_owned())]
+    );
+    assert!(events
+        .iter()
+        .any(|(e, _)| matches!(e, CollectionEvent::Retry(1, _))));
+    assert_eq!(done(&events).values(), awaited.values());
 }
