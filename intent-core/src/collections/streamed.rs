@@ -106,8 +106,9 @@ type CallFuture<'a, K, O> = Pin<Box<dyn Future<Output = CollectionResult<K, O>> 
 /// - `map_each`: each `{"index": i, "value": ..}` of a chunk's reply is delivered the moment it
 ///   closes, if it stands at its own place (the `n`-th element of the reply carries the index of
 ///   the chunk's `n`-th input), passes the element's shape and rules and the call's `require` and
-///   `validate` checks. An element holding a fractional or very large number waits for the end of
-///   its reply: only the whole reply's reading knows whether such a number lost digits.
+///   `validate` checks. An element written with a fraction, an exponent or more than 15 digits in
+///   a row waits for the end of its reply: only the whole reply's reading knows whether such a
+///   number lost digits.
 /// - `map_values`: the members of a chunk's reply are delivered when the reply ends, from the
 ///   same reading that verifies it: a member is named exactly as its key only once the reply is
 ///   read whole (a member written `"SKU 2"` for the key `"sku 2"` is a finding, not an answer).
@@ -335,6 +336,7 @@ async fn run_chunk<O: Intent + Clone + Send>(
                 .filter(|_| prepared.options.judge.is_none())
                 .map(PartialReader::new),
             delivered: (0..prepared.positions.len()).map(|_| None).collect(),
+            numbers: NumberScan::default(),
         }),
     };
     let result = match &prepared.plan {
@@ -391,6 +393,8 @@ struct Watch<'w, 'c, O> {
 struct WatchState<O> {
     /// The reader of a `map_each` reply so far.
     reader: Option<PartialReader>,
+    /// The reply's numbers so far, for the elements that closed since the last piece.
+    numbers: NumberScan,
     /// What was delivered, by slot.
     delivered: Vec<Option<O>>,
 }
@@ -415,8 +419,9 @@ impl<O: Intent + Clone> Watch<'_, '_, O> {
         }
     }
 
-    /// A `map_each` element that closed at `closed.index` in the reply.
-    fn closed(&self, state: &mut WatchState<O>, closed: ClosedElement) {
+    /// A `map_each` element that closed at `closed.index` in the reply; `suspect` when a number
+    /// that may have lost digits was written since the piece before the one that closed it.
+    fn closed(&self, state: &mut WatchState<O>, closed: ClosedElement, suspect: bool) {
         let slot = closed.index;
         let (Some(&position), Ok(mut item)) = (self.prepared.positions.get(slot), closed.value)
         else {
@@ -436,7 +441,7 @@ impl<O: Intent + Clone> Watch<'_, '_, O> {
             return;
         };
         // Whether a written number lost digits is known to the whole reply's reading only.
-        if holds_float(&value) {
+        if suspect || holds_float(&value) {
             return;
         }
         match self.shared.reader.read(value, &[]) {
@@ -462,9 +467,11 @@ impl<O: Intent + Clone> Watch<'_, '_, O> {
 
 impl<O: Intent + Clone + Send> Relay for Watch<'_, '_, O> {
     fn restart(&self) {
-        if let Some(reader) = &mut self.state().reader {
+        let mut state = self.state();
+        if let Some(reader) = &mut state.reader {
             reader.reset();
         }
+        state.numbers = NumberScan::default();
     }
 
     fn text(&self, piece: &str) {
@@ -474,9 +481,17 @@ impl<O: Intent + Clone + Send> Relay for Watch<'_, '_, O> {
         };
         reader.push(piece);
         let closed = reader.take_elements();
-        for element in closed {
-            self.closed(&mut state, element);
+        let in_piece = state.numbers.scan(piece);
+        let suspect = state.numbers.suspect || in_piece;
+        if closed.is_empty() {
+            state.numbers.suspect = suspect;
+            return;
         }
+        for element in closed {
+            self.closed(&mut state, element, suspect);
+        }
+        // The piece may have begun the next element too.
+        state.numbers.suspect = in_piece;
     }
 
     fn retry(&self, record: &AttemptRecord) {
@@ -502,5 +517,35 @@ fn holds_float(value: &Value) -> bool {
         Value::Array(items) => items.iter().any(holds_float),
         Value::Object(members) => members.values().any(holds_float),
         _ => false,
+    }
+}
+
+/// Watches a reply's text for numbers the partial view cannot vouch for: a fraction or an
+/// exponent, or more digits than a double holds exactly. The final reading refuses such a number
+/// where it lost digits (`1.0000000000000000001` for an integer); the partial view cannot tell,
+/// so an element that may hold one waits for its reply to be read whole. Digits inside strings
+/// count too: that only delays an element, never delivers a wrong one.
+#[derive(Debug, Default)]
+struct NumberScan {
+    /// Digits in a row so far, across pieces.
+    digits: usize,
+    /// Such a number was written since the last piece that closed an element.
+    suspect: bool,
+}
+
+impl NumberScan {
+    /// True when `piece` writes such a number (its digits may have begun in the piece before).
+    fn scan(&mut self, piece: &str) -> bool {
+        let mut found = false;
+        for c in piece.chars() {
+            if c.is_ascii_digit() {
+                self.digits += 1;
+                found |= self.digits > 15;
+            } else {
+                found |= self.digits > 0 && matches!(c, '.' | 'e' | 'E');
+                self.digits = 0;
+            }
+        }
+        found
     }
 }

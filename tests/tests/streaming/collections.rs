@@ -533,3 +533,40 @@ async fn with_a_judge_nothing_is_delivered_before_the_judge_accepts() {
         .any(|(e, _)| matches!(e, CollectionEvent::Retry(1, _))));
     assert_eq!(done(&events).values(), awaited.values());
 }
+
+#[tokio::test]
+async fn a_number_that_may_have_lost_digits_waits_for_the_whole_reply() {
+    // 1.0000000000000000001 reads as the double 1.0: only the whole reply's reading knows that
+    // the text said more than a double holds, and refuses it for a `u32`.
+    let lossy =
+        r#"{"value": [{"index": 0, "value": 1.0000000000000000001}, {"index": 1, "value": 2}]}"#;
+    let fixed = r#"{"value": [{"index": 0, "value": 1}, {"index": 1, "value": 2}]}"#;
+    let (client, log) = watched(&[lossy, fixed]);
+    let stream = client
+        .map_each::<u32>(&["one", "two"], "The number.")
+        .stream_elements();
+    let first = events(stream, &log).await;
+    let order: Vec<String> = first
+        .iter()
+        .map(|(e, streamed)| match e {
+            CollectionEvent::Element(i, v) => format!("{i} = {v} (reply {})", streamed.len()),
+            CollectionEvent::Retry(chunk, _) => format!("retry {chunk}"),
+            CollectionEvent::Done(_) => "done".to_owned(),
+            _ => "other".to_owned(),
+        })
+        .collect();
+    assert_eq!(
+        order,
+        ["1 = 2 (reply 1)", "retry 1", "0 = 1 (reply 2)", "done"]
+    );
+
+    // A fractional answer is delivered too, once its reply is read whole.
+    let halves = r#"{"value": [{"index": 0, "value": 0.5}, {"index": 1, "value": 1.5}]}"#;
+    let (client, log) = watched(&[halves]);
+    let stream = client
+        .map_each::<f64>(&["half", "one and a half"], "The number.")
+        .stream_elements();
+    let seen = events(stream, &log).await;
+    assert_eq!(delivered(&seen), [(0, 0.5), (1, 1.5)]);
+    assert_eq!(done(&seen).values(), &[Some(0.5), Some(1.5)]);
+}
