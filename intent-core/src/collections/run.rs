@@ -94,6 +94,21 @@ where
 }
 
 async fn run<K, O: Intent + Send>(call: CollectionCall<'_, K, O>) -> CollectionResult<K, O> {
+    run_chunks(call, |shared, number, input| {
+        Box::pin(run_chunk(shared, number, input))
+    })
+    .await
+}
+
+/// One chunk's run, from its input to its outcome: awaited whole, or streamed.
+pub(super) type ChunkRun<'s, O> = Pin<Box<dyn Future<Output = ChunkOutcome<O>> + Send + 's>>;
+
+/// Runs a collection call, each chunk run by `chunk`: chunks in flight up to the concurrency
+/// limit, the results put back in input order.
+pub(super) async fn run_chunks<K, O: Intent + Send>(
+    call: CollectionCall<'_, K, O>,
+    chunk: impl for<'s> Fn(&'s Shared<'s, O>, usize, ChunkInput) -> ChunkRun<'s, O>,
+) -> CollectionResult<K, O> {
     let CollectionCall {
         client,
         intent,
@@ -122,15 +137,10 @@ async fn run<K, O: Intent + Send>(call: CollectionCall<'_, K, O>) -> CollectionR
         .map(|(number, positions)| {
             let input = ChunkInput::take(&mut elements, positions, open, close);
             let size = input.positions.len();
-            observed::chunk(
-                number + 1,
-                size,
-                run_chunk(&shared, number + 1, input),
-                |o| {
-                    let failed = o.values.iter().filter(|v| v.is_none()).count();
-                    (failed, o.record.attempts.len(), o.record.usage)
-                },
-            )
+            observed::chunk(number + 1, size, chunk(&shared, number + 1, input), |o| {
+                let failed = o.values.iter().filter(|v| v.is_none()).count();
+                (failed, o.record.attempts.len(), o.record.usage)
+            })
         })
         .buffer_unordered(concurrency.max(1));
     while let Some(outcome) = outcomes.next().await {

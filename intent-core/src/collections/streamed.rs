@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
-use futures::stream::{self, Stream, StreamExt as _};
+use futures::stream::{Stream, StreamExt as _};
 use serde_json::Value;
 
 use super::call::{CollectionCall, Mode};
@@ -18,7 +18,7 @@ use super::chunk::ChunkInput;
 use super::each::EachItem;
 use super::observed;
 use super::result::{CollectionResult, ElementIssue};
-use super::run::{conclude_chunk, prepare_chunk, ChunkOutcome, Collector, PreparedChunk, Shared};
+use super::run::{conclude_chunk, prepare_chunk, run_chunks, ChunkOutcome, PreparedChunk, Shared};
 use crate::attempt;
 use crate::intent::Intent;
 use crate::read::partial::{ClosedElement, PartialReader};
@@ -265,51 +265,22 @@ impl<K, O> fmt::Debug for CollectionStream<'_, K, O> {
     }
 }
 
-/// The call, as `run::run` runs it, each chunk watched as its replies arrive.
+/// The call, as `.await` runs it, each chunk watched as its replies arrive.
 async fn run<K, O: Intent + Clone + Send>(
     call: CollectionCall<'_, K, O>,
     queue: Arc<Queue<O>>,
 ) -> CollectionResult<K, O> {
-    let CollectionCall {
-        client,
-        intent,
-        mode,
-        keys,
-        elements,
-        label,
-        options,
-        chunk_size,
-        concurrency,
-        on_progress,
-        checks,
-    } = call;
-    let (mut collector, chunks) = Collector::new(
-        &elements,
-        mode,
-        chunk_size,
-        client.options().max_input_chars,
-        on_progress.as_deref(),
-    );
-    let shared = Shared::new(client, intent, mode, &options, &label, &checks);
-    let each_info = (mode == Mode::Each).then(TypeInfo::of::<Vec<EachItem<O>>>);
-    let (open, close) = shared.delimiters();
-    let mut elements = elements;
-    let mut outcomes = stream::iter(chunks.into_iter().enumerate())
-        .map(|(number, positions)| {
-            let input = ChunkInput::take(&mut elements, positions, open, close);
-            let size = input.positions.len();
-            let watched = run_chunk(&shared, number + 1, input, each_info.clone(), &queue);
-            observed::chunk(number + 1, size, watched, |o| {
-                let failed = o.values.iter().filter(|v| v.is_none()).count();
-                (failed, o.record.attempts.len(), o.record.usage)
-            })
-        })
-        .buffer_unordered(concurrency.max(1));
-    while let Some(outcome) = outcomes.next().await {
-        collector.add(outcome);
-    }
-    drop(outcomes);
-    collector.finish(keys)
+    let each_info = (call.mode == Mode::Each).then(TypeInfo::of::<Vec<EachItem<O>>>);
+    run_chunks(call, move |shared, number, input| {
+        Box::pin(run_chunk(
+            shared,
+            number,
+            input,
+            each_info.clone(),
+            Arc::clone(&queue),
+        ))
+    })
+    .await
 }
 
 /// One chunk, its replies streamed to a [`Watch`]; its outcome holds what was delivered.
@@ -318,7 +289,7 @@ async fn run_chunk<O: Intent + Clone + Send>(
     number: usize,
     chunk: ChunkInput,
     each_info: Option<Arc<TypeInfo>>,
-    queue: &Queue<O>,
+    queue: Arc<Queue<O>>,
 ) -> ChunkOutcome<O> {
     let mut prepared = prepare_chunk(shared, chunk);
     // The plan holds the input in its prompt; past planning, only a judge reads it again.
@@ -329,7 +300,7 @@ async fn run_chunk<O: Intent + Clone + Send>(
         shared,
         prepared: &prepared,
         number,
-        queue,
+        queue: &queue,
         state: Mutex::new(WatchState {
             // A judge sees the whole reply: until it has, no element is certain.
             reader: each_info
