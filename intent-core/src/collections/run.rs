@@ -19,7 +19,8 @@ use crate::input::SerializedInput;
 use crate::intent::Intent;
 use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
-use crate::result::{AttemptRecord, IssueKind, ResultIssue, Usage};
+use crate::relay::Relay;
+use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
 use crate::shape::{Field, Node, ShapeGraph, StructKind, StructShape, TypeInfo};
 
 /// What every chunk of a call shares.
@@ -264,27 +265,8 @@ async fn run_chunk<O: Intent + Send>(
     chunk: ChunkInput,
 ) -> ChunkOutcome<O> {
     let mut prepared = prepare_chunk(shared, chunk);
-    let result = match &prepared.plan {
-        Ok(plan) => {
-            // The plan holds the input in its prompt; past planning, only a judge reads it again.
-            if prepared.options.judge.is_none() {
-                prepared.input.text = String::new();
-            }
-            let verify = |text: &str| prepared.verify(shared, text).into_outcome();
-            Some(
-                attempt::run_plan(
-                    shared.client,
-                    plan,
-                    &prepared.input,
-                    shared.intent,
-                    &prepared.options,
-                    &verify,
-                )
-                .await,
-            )
-        }
-        Err(_) => None,
-    };
+    prepared.release_input();
+    let result = prepared.ask(shared, None).await;
     let (value, issues, attempts, usage) = match result {
         Some(result) => result.into_parts(),
         None => (None, Vec::new(), Vec::new(), Usage::default()),
@@ -338,6 +320,36 @@ pub(super) fn prepare_chunk<O: Intent>(shared: &Shared<'_, O>, chunk: ChunkInput
 }
 
 impl PreparedChunk {
+    /// Frees the chunk's input text once planned: the plan holds it in its prompt, and past
+    /// planning only a judge reads it again.
+    pub(super) fn release_input(&mut self) {
+        if self.plan.is_ok() && self.options.judge.is_none() {
+            self.input.text = String::new();
+        }
+    }
+
+    /// Runs the chunk's attempts (none when it could not be planned), each reply relayed as it
+    /// arrives when a `relay` is given.
+    pub(super) async fn ask<O: Intent + Send>(
+        &self,
+        shared: &Shared<'_, O>,
+        relay: Option<&dyn Relay>,
+    ) -> Option<AiResult<Vec<O>>> {
+        let plan = self.plan.as_ref().ok()?;
+        let verify = |text: &str| self.verify(shared, text).into_outcome();
+        let result = attempt::run_plan_relayed(
+            shared.client,
+            plan,
+            &self.input,
+            shared.intent,
+            &self.options,
+            &verify,
+            relay,
+        )
+        .await;
+        Some(result)
+    }
+
     /// What a reply to this chunk holds, element by element.
     pub(super) fn verify<O: Intent>(&self, shared: &Shared<'_, O>, text: &str) -> Verdict<O> {
         match shared.mode {

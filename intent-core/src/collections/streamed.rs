@@ -19,7 +19,7 @@ use super::each::EachItem;
 use super::observed;
 use super::result::{CollectionResult, ElementIssue};
 use super::run::{conclude_chunk, prepare_chunk, run_chunks, ChunkOutcome, PreparedChunk, Shared};
-use crate::attempt;
+use super::verify::below_element;
 use crate::intent::Intent;
 use crate::read::partial::{ClosedElement, PartialReader};
 use crate::relay::Relay;
@@ -292,10 +292,7 @@ async fn run_chunk<O: Intent + Clone + Send>(
     queue: Arc<Queue<O>>,
 ) -> ChunkOutcome<O> {
     let mut prepared = prepare_chunk(shared, chunk);
-    // The plan holds the input in its prompt; past planning, only a judge reads it again.
-    if prepared.plan.is_ok() && prepared.options.judge.is_none() {
-        prepared.input.text = String::new();
-    }
+    prepared.release_input();
     let watch = Watch {
         shared,
         prepared: &prepared,
@@ -310,24 +307,7 @@ async fn run_chunk<O: Intent + Clone + Send>(
             numbers: NumberScan::default(),
         }),
     };
-    let result = match &prepared.plan {
-        Ok(plan) => {
-            let verify = |text: &str| prepared.verify(shared, text).into_outcome();
-            Some(
-                attempt::run_plan_relayed(
-                    shared.client,
-                    plan,
-                    &prepared.input,
-                    shared.intent,
-                    &prepared.options,
-                    &verify,
-                    Some(&watch),
-                )
-                .await,
-            )
-        }
-        Err(_) => None,
-    };
+    let result = prepared.ask(shared, Some(&watch)).await;
     let delivered = watch.into_delivered();
     let (value, issues, attempts, usage) = match result {
         Some(result) => result.into_parts(),
@@ -421,13 +401,8 @@ impl<O: Intent + Clone> Watch<'_, '_, O> {
                 let issues = issues
                     .into_iter()
                     .map(|issue| {
-                        let sub = issue
-                            .path
-                            .as_deref()
-                            .and_then(|p| p.strip_prefix("/value"))
-                            .unwrap_or("")
-                            .trim_end_matches(['/', '.']);
-                        ResultIssue::at(format!("/{position}{sub}"), issue.kind, issue.message)
+                        let path = format!("/{position}{}", below_element(&issue));
+                        ResultIssue::at(path, issue.kind, issue.message)
                     })
                     .collect();
                 self.queue.push(Relayed::Invalid(position, issues));
