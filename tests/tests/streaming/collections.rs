@@ -570,3 +570,44 @@ async fn a_number_that_may_have_lost_digits_waits_for_the_whole_reply() {
     assert_eq!(delivered(&seen), [(0, 0.5), (1, 1.5)]);
     assert_eq!(done(&seen).values(), &[Some(0.5), Some(1.5)]);
 }
+
+#[tokio::test]
+async fn dropping_the_stream_closes_every_chunk_in_flight() {
+    use crate::sse_server::{Reply, SseServer, Step};
+    use std::time::Duration;
+
+    let opening = serde_json::json!({"model": "m", "choices": [{"index": 0, "delta": {"content": "{\"value\": ["}}]});
+    let opening = format!("data: {opening}\n\n").into_bytes();
+    let server =
+        SseServer::start(move |_| Reply::events([opening.clone()]).then([Step::Hold])).await;
+    let provider = OpenAiProvider::new("sk-test")
+        .with_base_url(format!("{}/v1", server.base))
+        .with_model("m")
+        .with_timeout(Duration::from_secs(10));
+    let client = IntentClient::new(provider);
+    let mut stream = client
+        .map_each::<Line>(&INPUTS[..3], "Read the line.")
+        .chunk_size(1)
+        .concurrency(2)
+        .stream_elements();
+    // Two chunks in flight (the concurrency), the third waiting.
+    for _ in 0..100 {
+        if server.connections() == 2 {
+            break;
+        }
+        let polled = tokio::time::timeout(Duration::from_millis(20), stream.next()).await;
+        assert!(
+            polled.is_err(),
+            "nothing to yield while both replies are open"
+        );
+    }
+    assert_eq!(server.connections(), 2);
+    drop(stream);
+    for connection in 0..2 {
+        assert!(
+            server.wait_closed(connection, Duration::from_secs(5)).await,
+            "connection {connection} closed"
+        );
+    }
+    assert_eq!(server.connections(), 2, "the waiting chunk was never sent");
+}
