@@ -611,3 +611,19 @@ async fn dropping_the_stream_closes_every_chunk_in_flight() {
     }
     assert_eq!(server.connections(), 2, "the waiting chunk was never sent");
 }
+
+#[tokio::test]
+async fn finish_after_done_was_read_says_so_instead_of_a_result() {
+    let reply = each_reply(&[(0, "A", 1)]);
+    let (client, _) = watched(&[reply.as_str()]);
+    let mut stream = client
+        .map_each::<Line>(&INPUTS[..1], "Read the line.")
+        .stream_elements();
+    while stream.next().await.is_some() {}
+    let result = stream.finish().await;
+    assert_eq!(result.missing(), [&0]);
+    assert!(result.issues()[0]
+        .issue
+        .message
+        .contains("already yielded its result"));
+}
