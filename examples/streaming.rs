@@ -1,5 +1,5 @@
 //! Streaming: a growing, already verified partial of a struct, then the elements of a list as
-//! each one closes.
+//! each one closes, then a collection whose values arrive as each is certain.
 //!
 //! Runs offline on a scripted model by default (which streams each reply in pieces). With
 //! `OPENAI_API_KEY` or `OPENAI_BASE_URL` set (for example a local llama.cpp or Ollama server), it
@@ -49,6 +49,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             ScriptedProvider::new([
                 r#"{"value": {"customer": "Priya (Acme)", "summary": "Invoices no longer export to PDF, a day before month-end close.", "urgency": 5}}"#,
                 r#"{"value": [{"action": "Fix the PDF export"}, {"action": "Refund the failed batch"}, {"action": "Tell the accountant it works"}]}"#,
+                r#"{"value": [{"index": 0, "value": 5}, {"index": 1, "value": 2}, {"index": 2, "value": 1}]}"#,
             ])
             .with_stream_chunk_chars(8),
         )
@@ -95,6 +96,37 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     result.usage().total_tokens()
                 );
             }
+            _ => {}
+        }
+    }
+
+    println!("\nThe urgency of each ticket in a queue, each value once it is certain:");
+    let queue = [
+        "The site is down for every customer.",
+        "Could you resend last month's invoice?",
+        "Typo on the pricing page.",
+    ];
+    let mut urgencies = client
+        .map_each::<u8>(
+            &queue,
+            "Rate how urgent the ticket is, from 1 (can wait) to 5 (stopped work).",
+        )
+        .require(|u| (1..=5).contains(u), "The urgency must be from 1 to 5.")
+        .stream_elements();
+    while let Some(event) = urgencies.next().await {
+        match event {
+            CollectionEvent::Element(index, urgency) => println!("  {}: {urgency}", queue[index]),
+            CollectionEvent::Retry(chunk, record) => {
+                println!(
+                    "  chunk {chunk}, attempt {} failed; asking again",
+                    record.number
+                )
+            }
+            CollectionEvent::Done(result) => println!(
+                "Done: {} of {} rated",
+                result.len() - result.missing().len(),
+                result.len()
+            ),
             _ => {}
         }
     }

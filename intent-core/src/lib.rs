@@ -211,6 +211,7 @@ pub use intent_derive::Intent;
 /// Types for provider authors and for tests that inspect what was sent ([`AiRequest`],
 /// [`ResponseFormat`]) are not in it: name them from the crate root or [`provider`].
 pub mod prelude {
+    pub use crate::collections::CollectionEvent;
     pub use crate::provider::{
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };

@@ -633,3 +633,49 @@ async fn a_streamed_list_yields_its_elements_and_ends_as_the_awaited_call() {
     assert_eq!(seen, expected);
     assert_eq!(done.value(), awaited.value());
 }
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn a_streamed_collection_delivers_each_value_once_and_ends_as_the_awaited_call() {
+    use futures::StreamExt;
+    use intent_core::collections::CollectionEvent;
+    let client = client(2);
+    let words = ["cat", "house", "tree", "sun"];
+    let call = || {
+        client
+            .map_each::<String>(&words, "Translate the word into French.")
+            .options(options(160))
+            .chunk_size(2)
+    };
+    let awaited = call().await;
+    let mut events = call().stream_elements();
+    let mut seen = Vec::new();
+    let mut done = None;
+    while let Some(event) = events.next().await {
+        match event {
+            CollectionEvent::Element(index, word) => seen.push((index, word)),
+            CollectionEvent::Done(result) => done = Some(result),
+            _ => {}
+        }
+    }
+    let done = done.expect("Done");
+    println!("awaited {:?}\nstreamed {seen:?}", awaited.values());
+    let mut indexes: Vec<usize> = seen.iter().map(|(i, _)| *i).collect();
+    indexes.sort_unstable();
+    indexes.dedup();
+    assert_eq!(indexes.len(), seen.len(), "each input at most once");
+    for (index, word) in &seen {
+        assert_eq!(
+            done.get(*index),
+            Some(word),
+            "Done holds what was delivered"
+        );
+    }
+    let answered = done.values().iter().filter(|v| v.is_some()).count();
+    assert_eq!(seen.len(), answered, "every value in Done was delivered");
+    assert_eq!(
+        done.values(),
+        awaited.values(),
+        "temperature 0: the same answers"
+    );
+}

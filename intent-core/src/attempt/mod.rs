@@ -179,6 +179,20 @@ pub(crate) async fn run_plan<T: Send>(
     options: &AiRequestOptions,
     verify: &Verifier<'_, T>,
 ) -> AiResult<T> {
+    run_plan_relayed(client, plan, input, intent, options, verify, None).await
+}
+
+/// [`run_plan`], each reply streamed and relayed as it arrives when a `relay` is given (a
+/// streamed collection call's chunk).
+pub(crate) async fn run_plan_relayed<T: Send>(
+    client: &IntentClient,
+    plan: &PromptPlan,
+    input: &SerializedInput,
+    intent: &str,
+    options: &AiRequestOptions,
+    verify: &Verifier<'_, T>,
+    relay: Option<&dyn Relay>,
+) -> AiResult<T> {
     let limits = Limits::new(client, options);
     let job = Job {
         client,
@@ -187,7 +201,7 @@ pub(crate) async fn run_plan<T: Send>(
         intent,
         options,
         verify,
-        relay: None,
+        relay,
         step_downs: Default::default(),
     };
     attempts(&job, &limits).await

@@ -28,6 +28,10 @@
 //! attachments pass a limit is refused alone with an issue naming the limit, and nothing is sent
 //! for it. `map_stream` and batch runs carry the attachments as live runs do.
 //!
+//! [`CollectionCall::stream_elements`] runs the same call streamed and yields each element's
+//! value the moment it is certain ([`CollectionEvent`]), then the same result. See
+//! [`CollectionStream`] for when an element is certain and how a chunk's retry is handled.
+//!
 //! ```
 //! use std::collections::HashMap;
 //! use intent_core::prelude::*;
@@ -56,6 +60,7 @@ mod observed;
 mod result;
 mod run;
 mod stream;
+mod streamed;
 mod verify;
 
 #[cfg(feature = "progress-bar")]
@@ -67,6 +72,7 @@ pub use call::{CollectionCall, DEFAULT_CHUNK_SIZE, DEFAULT_CONCURRENCY};
 pub use progress_bar::progress_bar;
 pub use result::{ChunkRecord, CollectionResult, ElementIssue, Progress};
 pub use stream::{MapStream, StreamItem};
+pub use streamed::{CollectionEvent, CollectionStream};
 
 use serde::Serialize;
 

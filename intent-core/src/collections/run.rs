@@ -19,7 +19,8 @@ use crate::input::SerializedInput;
 use crate::intent::Intent;
 use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
-use crate::result::{AttemptRecord, IssueKind, ResultIssue, Usage};
+use crate::relay::Relay;
+use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
 use crate::shape::{Field, Node, ShapeGraph, StructKind, StructShape, TypeInfo};
 
 /// What every chunk of a call shares.
@@ -31,7 +32,7 @@ pub(super) struct Shared<'c, O> {
     label: &'c str,
     /// The answer's shape for `map_each` (the same for every chunk).
     each_info: Option<Arc<TypeInfo>>,
-    reader: ElementReader<'c, O>,
+    pub(super) reader: ElementReader<'c, O>,
 }
 
 impl<'c, O: Intent> Shared<'c, O> {
@@ -66,8 +67,8 @@ impl<'c, O: Intent> Shared<'c, O> {
 /// One chunk's end: its record, and its values and findings by slot.
 pub(super) struct ChunkOutcome<O> {
     pub(super) record: ChunkRecord,
-    values: Vec<Option<O>>,
-    issues: Vec<ElementIssue>,
+    pub(super) values: Vec<Option<O>>,
+    pub(super) issues: Vec<ElementIssue>,
 }
 
 /// A chunk ready to be asked: its slots, its options with the count requirement, and its plan
@@ -94,6 +95,21 @@ where
 }
 
 async fn run<K, O: Intent + Send>(call: CollectionCall<'_, K, O>) -> CollectionResult<K, O> {
+    run_chunks(call, |shared, number, input| {
+        Box::pin(run_chunk(shared, number, input))
+    })
+    .await
+}
+
+/// One chunk's run, from its input to its outcome: awaited whole, or streamed.
+pub(super) type ChunkRun<'s, O> = Pin<Box<dyn Future<Output = ChunkOutcome<O>> + Send + 's>>;
+
+/// Runs a collection call, each chunk run by `chunk`: chunks in flight up to the concurrency
+/// limit, the results put back in input order.
+pub(super) async fn run_chunks<K, O: Intent + Send>(
+    call: CollectionCall<'_, K, O>,
+    chunk: impl for<'s> Fn(&'s Shared<'s, O>, usize, ChunkInput) -> ChunkRun<'s, O>,
+) -> CollectionResult<K, O> {
     let CollectionCall {
         client,
         intent,
@@ -122,15 +138,10 @@ async fn run<K, O: Intent + Send>(call: CollectionCall<'_, K, O>) -> CollectionR
         .map(|(number, positions)| {
             let input = ChunkInput::take(&mut elements, positions, open, close);
             let size = input.positions.len();
-            observed::chunk(
-                number + 1,
-                size,
-                run_chunk(&shared, number + 1, input),
-                |o| {
-                    let failed = o.values.iter().filter(|v| v.is_none()).count();
-                    (failed, o.record.attempts.len(), o.record.usage)
-                },
-            )
+            observed::chunk(number + 1, size, chunk(&shared, number + 1, input), |o| {
+                let failed = o.values.iter().filter(|v| v.is_none()).count();
+                (failed, o.record.attempts.len(), o.record.usage)
+            })
         })
         .buffer_unordered(concurrency.max(1));
     while let Some(outcome) = outcomes.next().await {
@@ -254,27 +265,8 @@ async fn run_chunk<O: Intent + Send>(
     chunk: ChunkInput,
 ) -> ChunkOutcome<O> {
     let mut prepared = prepare_chunk(shared, chunk);
-    let result = match &prepared.plan {
-        Ok(plan) => {
-            // The plan holds the input in its prompt; past planning, only a judge reads it again.
-            if prepared.options.judge.is_none() {
-                prepared.input.text = String::new();
-            }
-            let verify = |text: &str| prepared.verify(shared, text).into_outcome();
-            Some(
-                attempt::run_plan(
-                    shared.client,
-                    plan,
-                    &prepared.input,
-                    shared.intent,
-                    &prepared.options,
-                    &verify,
-                )
-                .await,
-            )
-        }
-        Err(_) => None,
-    };
+    prepared.release_input();
+    let result = prepared.ask(shared, None).await;
     let (value, issues, attempts, usage) = match result {
         Some(result) => result.into_parts(),
         None => (None, Vec::new(), Vec::new(), Usage::default()),
@@ -329,6 +321,36 @@ pub(super) fn prepare_chunk<O: Intent>(shared: &Shared<'_, O>, chunk: ChunkInput
 }
 
 impl PreparedChunk {
+    /// Frees the chunk's input text once planned: the plan holds it in its prompt, and past
+    /// planning only a judge reads it again.
+    pub(super) fn release_input(&mut self) {
+        if self.plan.is_ok() && self.options.judge.is_none() {
+            self.input.text = String::new();
+        }
+    }
+
+    /// Runs the chunk's attempts (none when it could not be planned), each reply relayed as it
+    /// arrives when a `relay` is given.
+    pub(super) async fn ask<O: Intent + Send>(
+        &self,
+        shared: &Shared<'_, O>,
+        relay: Option<&dyn Relay>,
+    ) -> Option<AiResult<Vec<O>>> {
+        let plan = self.plan.as_ref().ok()?;
+        let verify = |text: &str| self.verify(shared, text).into_outcome();
+        let result = attempt::run_plan_relayed(
+            shared.client,
+            plan,
+            &self.input,
+            shared.intent,
+            &self.options,
+            &verify,
+            relay,
+        )
+        .await;
+        Some(result)
+    }
+
     /// What a reply to this chunk holds, element by element.
     pub(super) fn verify<O: Intent>(&self, shared: &Shared<'_, O>, text: &str) -> Verdict<O> {
         match shared.mode {

@@ -68,12 +68,7 @@ impl<O> Verdict<O> {
         issues: Vec<ResultIssue>,
     ) {
         for issue in issues {
-            let sub = issue
-                .path
-                .as_deref()
-                .and_then(|p| p.strip_prefix("/value"))
-                .unwrap_or("")
-                .trim_end_matches(['/', '.']);
+            let sub = below_element(&issue);
             self.slot_issues.push((
                 slot,
                 ResultIssue::at(
@@ -89,6 +84,17 @@ impl<O> Verdict<O> {
             ));
         }
     }
+}
+
+/// Where an element's finding points below the element (`/sku` for `/value/sku`), from its
+/// path relative to the element.
+pub(crate) fn below_element(issue: &ResultIssue) -> &str {
+    issue
+        .path
+        .as_deref()
+        .and_then(|p| p.strip_prefix("/value"))
+        .unwrap_or("")
+        .trim_end_matches(['/', '.'])
 }
 
 /// Reads one element's value into an `O` and runs the element checks on it.
@@ -107,7 +113,7 @@ impl<'c, O: Intent> ElementReader<'c, O> {
 
     /// The value, or the findings at paths relative to the element (`/value/..`); `lossy` is
     /// what the chunk's reply says of its numbers (see [`read::Answer`]).
-    fn read(&self, value: Value, lossy: &[u64]) -> Result<O, Vec<ResultIssue>> {
+    pub(crate) fn read(&self, value: Value, lossy: &[u64]) -> Result<O, Vec<ResultIssue>> {
         let read = read::read_value_with::<O>(&self.info, value, lossy)?;
         self.check(read)
     }

@@ -20,6 +20,7 @@ mod secrets;
 mod sse_server;
 mod step_down;
 mod stream_faults;
+mod stream_step_down;
 mod support;
 #[path = "../shared/trace_route.rs"]
 mod trace_route;

@@ -1,6 +1,7 @@
 //! Integration tests: streamed calls (one binary, one module per theme).
 
 mod calls;
+mod collections;
 mod elements;
 mod wire;
 
