@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use intent_core::attachment::tests_png;
+use intent_tests::tests_png;
 use intent_core::collections::BatchOptions;
 use intent_core::prelude::*;
 use serde_json::{json, Value};

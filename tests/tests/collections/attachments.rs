@@ -4,7 +4,7 @@
 //! nothing sent for it; the cache key follows one element's bytes; values come back per element.
 
 use futures::StreamExt;
-use intent_core::attachment::tests_png;
+use intent_tests::tests_png;
 use intent_core::cache::MemoryCache;
 use intent_core::prelude::*;
 use intent_core::{AiRequest, IssueKind};
