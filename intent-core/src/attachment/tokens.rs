@@ -51,7 +51,7 @@ mod tests {
 
     #[test]
     fn images_count_a_ceiling_and_pdfs_their_pages() {
-        let png = Attachment::from_bytes(super::super::tests_png()).unwrap();
+        let png = Attachment::new(vec![0x89, b'P', b'N', b'G'], "image/png");
         assert_eq!(estimate(&[png.clone(), png]), 2 * IMAGE_TOKENS);
         let three = b"%PDF-1.7\n1 0 obj << /Type /Pages /Count 3 >> endobj\n\
             2 0 obj << /Type /Page >> endobj 3 0 obj <</Type/Page/Parent 1 0 R>> endobj\n\

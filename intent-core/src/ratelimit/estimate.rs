@@ -30,7 +30,7 @@ pub const DEFAULT_OUTPUT_TOKENS: u64 = 1024;
 /// assert_eq!(estimate_tokens(&request), 100 + 50);
 ///
 /// // An image adds 1,600 tokens.
-/// request.attachments.push(intent_core::Attachment::from_bytes(intent_core::attachment::tests_png())?);
+/// request.attachments.push(intent_core::Attachment::new(vec![0x89, b'P', b'N', b'G'], "image/png"));
 /// assert_eq!(estimate_tokens(&request), 100 + 1600 + 50);
 /// # Ok::<(), intent_core::IntentError>(())
 /// ```

@@ -48,7 +48,7 @@ mod findings;
 pub(crate) mod json;
 mod lenient;
 mod locate;
-mod number;
+pub(crate) mod number;
 pub(crate) mod partial;
 mod path;
 mod rules;

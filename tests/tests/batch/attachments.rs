@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use intent_tests::tests_png;
 use intent_core::collections::BatchOptions;
 use intent_core::prelude::*;
+use intent_tests::tests_png;
 use serde_json::{json, Value};
 
 use crate::server::{Api, BatchServer, Behaviour, Outcome};

@@ -4,10 +4,10 @@
 //! nothing sent for it; the cache key follows one element's bytes; values come back per element.
 
 use futures::StreamExt;
-use intent_tests::tests_png;
 use intent_core::cache::MemoryCache;
 use intent_core::prelude::*;
 use intent_core::{AiRequest, IssueKind};
+use intent_tests::tests_png;
 use serde::Serialize;
 use serde_json::{json, Value};
 

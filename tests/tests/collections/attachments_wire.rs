@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use intent_tests::tests_png;
 use intent_core::collections::CollectionResult;
 use intent_core::prelude::*;
 use intent_core::provider::RetryPolicy;
+use intent_tests::tests_png;
 use serde::Serialize;
 use serde_json::{json, Value};
 use wiremock::matchers::method;

@@ -181,6 +181,9 @@ pub(crate) struct PartialReader {
     elements: Vec<ClosedElement>,
     /// The index of the answer list's element being read, for the pointers of its findings.
     element_index: Option<Seg>,
+    /// The doubles (bits, sorted) that numbers read so far lost a fraction to: no whole number
+    /// is read from them, as in the final reading.
+    lossy: Vec<u64>,
 }
 
 impl PartialReader {
@@ -205,6 +208,7 @@ impl PartialReader {
             issues: Vec::new(),
             elements: Vec::new(),
             element_index: None,
+            lossy: Vec::new(),
         }
     }
 
@@ -358,7 +362,14 @@ impl PartialReader {
                 });
                 Ok(true)
             }
-            Token::Scalar(value) => {
+            Token::Scalar(value, lossy) => {
+                if lossy {
+                    if let Some(bits) = value.as_f64().map(f64::to_bits) {
+                        if let Err(at) = self.lossy.binary_search(&bits) {
+                            self.lossy.insert(at, bits);
+                        }
+                    }
+                }
                 let slot = self.next_slot()?;
                 Ok(self.close_value(slot, value))
             }
@@ -624,7 +635,7 @@ impl PartialReader {
                     None => Some(view),
                 };
                 match value {
-                    Some(value) => verify_in(&info, place, slot.field, value),
+                    Some(value) => verify_in(&info, place, slot.field, value, &self.lossy),
                     None => Vec::new(),
                 }
             }
@@ -678,7 +689,7 @@ impl PartialReader {
         field: Option<FieldRef>,
         value: &mut Value,
     ) -> Vec<ResultIssue> {
-        verify_in(&self.info, place, field, value)
+        verify_in(&self.info, place, field, value, &self.lossy)
     }
 
     /// Keeps or leaves out the value that closed at `slot` (in the view already, or `value`),
@@ -830,9 +841,11 @@ fn verify_in(
     place: NodeId,
     field: Option<FieldRef>,
     value: &mut Value,
+    lossy: &[u64],
 ) -> Vec<ResultIssue> {
     let graph = info.graph();
     let mut walker = Walker::new(graph);
+    walker.lossy = lossy.to_vec();
     match field {
         Some(r) => {
             let field = &struct_fields(graph.node(r.owner))[r.index];

@@ -28,8 +28,10 @@ pub(super) enum Token<'s> {
     StringPart(Cow<'s, str>),
     /// The open string closes.
     StringEnd,
-    /// A complete number, `true`, `false` or `null`.
-    Scalar(Value),
+    /// A complete number, `true`, `false` or `null`, and whether the number read as a double
+    /// lost its fraction (`1.0000000000000000001` reads as 1.0): a whole-number member refuses it,
+    /// as the final reading does.
+    Scalar(Value, bool),
 }
 
 /// Text that is not JSON where a token must be; the partial view stops there.
@@ -175,8 +177,9 @@ impl Scanner {
                         continue;
                     }
                     let value = word_value(word)?;
+                    let lossy = crate::read::number::loses_fraction(word, &value);
                     self.state = State::Between;
-                    if !emit(Token::Scalar(value))? {
+                    if !emit(Token::Scalar(value, lossy))? {
                         return Ok(i);
                     }
                 }
@@ -257,7 +260,7 @@ mod tests {
             assert_eq!(tokens(text, &[cut]).unwrap(), whole, "cut at {cut}");
         }
         assert!(whole.contains(&"\"aé😀\"!".to_owned()));
-        assert!(whole.contains(&"Scalar(Number(40))".to_owned()));
+        assert!(whole.contains(&"Scalar(Number(40), false)".to_owned()));
     }
 
     #[test]
@@ -277,7 +280,10 @@ mod tests {
                 Ok(true)
             })
             .unwrap();
-        assert_eq!(seen, ["BeginArray", "Scalar(Number(40))", "EndArray"]);
+        assert_eq!(
+            seen,
+            ["BeginArray", "Scalar(Number(40), false)", "EndArray"]
+        );
     }
 
     #[test]

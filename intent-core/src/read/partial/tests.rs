@@ -144,3 +144,29 @@ fn what_the_view_cannot_follow_stops_it_unchanged() {
     assert_eq!(shown.last().unwrap(), &json!([1]));
     assert!(matches!(reader.phase, Phase::Stopped));
 }
+
+#[test]
+fn a_number_that_lost_its_fraction_is_refused_as_the_final_reading_refuses_it() {
+    let text = r#"{"value": [1.0000000000000000001, 2, 3.0]}"#;
+    let info = <Vec<u32>>::type_info();
+    assert!(crate::read::read_reply::<Vec<u32>>(&info, text).is_err());
+    for n in [1, 3, 500] {
+        let mut reader = reader::<Vec<u32>>();
+        let mut elements = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let end = (at + n).min(text.len());
+            reader.push(&text[at..end]);
+            elements.extend(reader.take_elements());
+            at = end;
+        }
+        assert!(elements[0].value.is_err(), "pieces of {n}");
+        assert!(
+            reader.value().as_array().unwrap().is_empty(),
+            "pieces of {n}"
+        );
+    }
+    // A double that is whole as written is a whole number, as for the final reading.
+    let (shown, _) = views::<Vec<u32>>(r#"{"value": [3.0, 1e2]}"#, 1);
+    assert_eq!(shown.last().unwrap(), &serde_json::json!([3, 100]));
+}
