@@ -229,6 +229,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::read::json::{read_reply_json, read_reply_lenient, read_value};
     pub use crate::read::partial::read_in_pieces;
+    pub use crate::stream::typed::read_complete;
 
     /// The shape types the derive builds and tests inspect.
     pub mod shape {

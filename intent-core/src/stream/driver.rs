@@ -53,8 +53,9 @@ impl Relay for Queue {
 /// One step of a streamed call.
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Step<T> {
-    /// The view changed: the answer so far, its attempt, and whether it started over.
-    Partial(Arc<serde_json::Value>, u32, bool),
+    /// The view changed: the answer so far, its attempt, whether it started over, and the way
+    /// down to what is still being written.
+    Partial(Arc<serde_json::Value>, u32, bool, super::typed::OpenPath),
     Element(ClosedElement),
     Retry(AttemptRecord),
     Done(AiResult<T>),
@@ -192,6 +193,7 @@ impl<'a, T> Driver<'a, T> {
             self.reader.value().clone(),
             self.attempt,
             restart,
+            self.reader.open_path().map(Arc::from),
         ));
     }
 }

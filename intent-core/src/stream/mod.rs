@@ -22,8 +22,10 @@
 
 mod call;
 mod driver;
+pub(crate) mod typed;
 
 pub use call::{AiStream, ElementStream};
+pub use typed::{HasPartial, PartialView};
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -89,15 +91,18 @@ pub struct Partial<T> {
     json: Arc<Value>,
     attempt: u32,
     restart: bool,
+    /// The way down to what is still being written (`None`: nothing is).
+    open: typed::OpenPath,
     _type: PhantomData<fn() -> T>,
 }
 
 impl<T> Partial<T> {
-    pub(crate) fn new(json: Arc<Value>, attempt: u32, restart: bool) -> Self {
+    pub(crate) fn new(json: Arc<Value>, attempt: u32, restart: bool, open: typed::OpenPath) -> Self {
         Partial {
             json,
             attempt,
             restart,
+            open,
             _type: PhantomData,
         }
     }
@@ -131,7 +136,12 @@ impl<T> Partial<T> {
 
 impl<T> Clone for Partial<T> {
     fn clone(&self) -> Self {
-        Partial::new(self.json.clone(), self.attempt, self.restart)
+        Partial::new(
+            self.json.clone(),
+            self.attempt,
+            self.restart,
+            self.open.clone(),
+        )
     }
 }
 

@@ -39,7 +39,7 @@ use serde_json::{Map, Value};
 
 use self::prose::Prose;
 use self::scan::{NotJson, Scanner, Token};
-use self::tree::Seg;
+pub(crate) use self::tree::Seg;
 use super::path::Path;
 use super::rules;
 use super::verify::{field_named, Walker};
@@ -184,6 +184,8 @@ pub(crate) struct PartialReader {
     /// The doubles (bits, sorted) that numbers read so far lost a fraction to: no whole number
     /// is read from them, as in the final reading.
     lossy: Vec<u64>,
+    /// The answer closed: nothing in the view is still being written.
+    closed: bool,
 }
 
 impl PartialReader {
@@ -209,6 +211,7 @@ impl PartialReader {
             elements: Vec::new(),
             element_index: None,
             lossy: Vec::new(),
+            closed: false,
         }
     }
 
@@ -220,6 +223,28 @@ impl PartialReader {
     /// The answer so far: `Null` until it begins, the text so far for a text result.
     pub(crate) fn value(&self) -> &Arc<Value> {
         &self.view
+    }
+
+    /// The way from the answer down to the value still being written: `None` before the answer
+    /// began and once it closed; else the segments of the open containers below the answer,
+    /// then that of the string the view shows growing. Every value off this way is closed (and
+    /// so verified), as the view shows only one open member per container.
+    pub(crate) fn open_path(&self) -> Option<Vec<Seg>> {
+        if self.closed || !self.started {
+            return None;
+        }
+        let mut path = self.path.clone();
+        if let Some(OpenString {
+            slot: Some(slot),
+            growing: true,
+            ..
+        }) = &self.string
+        {
+            if slot.shown {
+                path.extend(slot.seg.clone());
+            }
+        }
+        Some(path)
     }
 
     /// True once the answer has begun.
@@ -748,6 +773,7 @@ impl PartialReader {
         }
         if answer {
             self.phase = Phase::Stopped;
+            self.closed = true;
         }
         !answer
     }

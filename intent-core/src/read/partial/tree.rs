@@ -6,7 +6,7 @@ use super::super::path::push_token;
 
 /// One step down from a container.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Seg {
+pub(crate) enum Seg {
     Key(String),
     Index(usize),
 }
