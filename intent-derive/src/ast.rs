@@ -19,6 +19,7 @@ use crate::serde_attr::{SerdeContainer, SerdeField, SerdeVariant};
 )]
 pub struct Container {
     pub ident: syn::Ident,
+    pub vis: syn::Visibility,
     pub generics: syn::Generics,
     pub data: ast::Data<IntentVariant, IntentField>,
     /// The doc comment and the serde attributes.
@@ -28,6 +29,8 @@ pub struct Container {
     pub description: Option<SpannedValue<String>>,
     /// `#[intent(strict)]`: the type must be strict-compatible.
     pub strict: Flag,
+    /// `#[intent(partial)]`: generate `NamePartial`, the answer so far while it streams.
+    pub partial: Flag,
     /// `#[intent(crate = "path")]`: where `intent_core` is, for a crate that re-exports it.
     #[darling(rename = "crate")]
     pub krate: Option<syn::Path>,
@@ -49,6 +52,7 @@ pub struct IntentVariant {
 #[darling(attributes(intent), forward_attrs(doc, serde))]
 pub struct IntentField {
     pub ident: Option<syn::Ident>,
+    pub vis: syn::Visibility,
     pub ty: syn::Type,
     #[darling(with = field_attrs)]
     pub attrs: Forwarded<SerdeField>,

@@ -16,6 +16,7 @@ use syn::{parse_quote, Generics, Ident, Type};
 use crate::ast::{krate_of_unread, Container, IntentField, IntentVariant};
 use crate::case::RenameRule;
 use crate::check;
+use crate::partial;
 use crate::rules;
 use crate::types;
 
@@ -33,7 +34,8 @@ pub fn derive(input: syn::DeriveInput) -> TokenStream {
         }
     };
     let krate = container.krate();
-    let errors = check::check(&container);
+    let mut errors = check::check(&container);
+    errors.extend(partial::check(&container));
     let mut expander = Expander {
         input: &container,
         krate: &krate,
@@ -42,7 +44,8 @@ pub fn derive(input: syn::DeriveInput) -> TokenStream {
     };
     let expanded = expander.expand();
     if errors.is_empty() {
-        return expanded;
+        let partial = partial::expand(&container, &krate);
+        return quote!(#expanded #partial);
     }
     let errors = errors.iter().map(syn::Error::to_compile_error);
     let free = expander
@@ -72,7 +75,7 @@ fn generic_params(generics: &Generics) -> Vec<Ident> {
 }
 
 /// `Intent` bounds on every type parameter.
-fn bounded(generics: &Generics, krate: &TokenStream) -> Generics {
+pub(crate) fn bounded(generics: &Generics, krate: &TokenStream) -> Generics {
     let mut generics = generics.clone();
     let params: Vec<Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
     let clause = generics.make_where_clause();
@@ -124,6 +127,23 @@ fn member_label(field: &IntentField, index: usize, variant: Option<&Ident>) -> S
         Some(v) => format!("{own} of variant `{}`", v.unraw()),
         None => own,
     }
+}
+
+/// A named member's wire name: its `rename`, else its name under the `rename_all` rule.
+pub(crate) fn wire_name(field: &IntentField, rule: Option<RenameRule>) -> String {
+    let base = field
+        .ident
+        .as_ref()
+        .map(|i| i.unraw().to_string())
+        .unwrap_or_default();
+    field
+        .serde()
+        .rename
+        .clone()
+        .unwrap_or_else(|| match rule {
+            Some(rule) => rule.apply_to_field(&base),
+            None => base,
+        })
 }
 
 struct Expander<'a> {
@@ -554,16 +574,7 @@ impl Expander<'_> {
     ) -> TokenStream {
         let krate = self.krate;
         let serde = field.serde();
-        let base = field
-            .ident
-            .as_ref()
-            .map(|i| i.unraw().to_string())
-            .unwrap_or_default();
-        let name = serde.rename.clone().unwrap_or_else(|| match rule {
-            Some(rule) => rule.apply_to_field(&base),
-            None => base,
-        });
-        let name = self.cow(&name);
+        let name = self.cow(&wire_name(field, rule));
         let aliases: Vec<TokenStream> = serde.aliases.iter().map(|a| self.cow(a)).collect();
         let shape = self.member_shape(field, &member_label(field, index, variant));
         let node = self.shape_path("Node");

@@ -4,6 +4,7 @@ mod ast;
 mod case;
 mod check;
 mod expand;
+mod partial;
 mod rules;
 mod serde_attr;
 #[cfg(test)]
