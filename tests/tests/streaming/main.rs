@@ -3,6 +3,7 @@
 mod calls;
 mod collections;
 mod elements;
+mod typed_partials;
 mod wire;
 
 // The streaming HTTP server the provider tests use (pieces, holds, drops, closes seen).

@@ -263,7 +263,7 @@ impl PartialReader {
         std::mem::take(&mut self.elements)
     }
 
-    /// Reads the reply's next piece; true when the view changed.
+    /// Reads the reply's next piece; true when the view changed or the answer closed.
     pub(crate) fn push(&mut self, piece: &str) -> bool {
         self.changed = false;
         let mut rest = piece;
@@ -774,6 +774,8 @@ impl PartialReader {
         if answer {
             self.phase = Phase::Stopped;
             self.closed = true;
+            // Nothing is open any more: a view to read as complete, even when it looks the same.
+            self.changed = true;
         }
         !answer
     }
