@@ -75,6 +75,7 @@ use proc_macro::TokenStream;
 /// |---|---|---|
 /// | type, field, variant | `description = "..."` | the description (replaces the doc comment) |
 /// | type | `strict` | the build fails unless the type is strict-compatible, as far as the compiler can tell |
+/// | struct | `partial` | also generate `NamePartial`, the answer so far while it streams (below) |
 /// | type | `crate = "path"` | the path of `intent_core` in generated code (default `::intent_core`), for a crate that re-exports it: `#[intent(crate = "my_framework::intent_core")]` |
 /// | field | `as = "Type"` | the member is read from JSON as `Type` (required with `with`/`deserialize_with`) |
 /// | number field | `minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum`, `multiple_of` | number rules |
@@ -123,6 +124,39 @@ use proc_macro::TokenStream;
 /// }
 ///
 /// assert!(Code::is_strict_compatible());
+/// ```
+///
+/// # Typed partials: `#[intent(partial)]`
+///
+/// On a struct with named fields, generates `NamePartial` (same visibility; every member that
+/// is not skipped an `Option` of its type's partial, with the member's visibility; `Debug`,
+/// `Clone`, `Default`, `PartialEq`) and implements `intent_core::stream::HasPartial` with it, so
+/// that `Partial::value` reads a streamed answer so far as a `NamePartial`: text so far for a
+/// `String`, the elements so far for a `Vec`, a nested `#[intent(partial)]` struct as its own
+/// partial, and numbers, enums, dates and types without the attribute only once complete. A
+/// member is read under the wire name the shape gives it (`rename`, `rename_all`; an alias the
+/// model used reads under the wire name); a `flatten` member is read from the same object.
+/// Without the attribute, a derived type's partial is itself, once complete: one small impl,
+/// no extra type. The attribute on an enum, a tuple, newtype or unit struct, a struct read as
+/// another type (`transparent`, `from`, `try_from`) or a generic struct is a build error.
+///
+/// ```
+/// use intent_core::stream::{HasPartial, PartialView};
+/// use intent_core::Intent;
+/// use serde::Deserialize;
+///
+/// #[derive(Debug, Deserialize, Intent)]
+/// #[serde(rename_all = "camelCase")]
+/// #[intent(partial)]
+/// pub struct Ticket {
+///     pub customer_name: String,
+///     pub priority: u8,
+/// }
+///
+/// let so_far = serde_json::json!({"customerName": "Pri", "priority": 2});
+/// let ticket: TicketPartial = Ticket::read_partial(PartialView::complete(&so_far)).unwrap();
+/// assert_eq!(ticket.customer_name.as_deref(), Some("Pri"));
+/// assert_eq!(ticket.priority, Some(2));
 /// ```
 ///
 /// # Compile errors

@@ -60,6 +60,13 @@ pub(crate) type OpenPath = Option<Arc<[Seg]>>;
 /// assert_eq!(<Vec<String>>::read_partial(view), Some(vec!["Ada".to_owned(), "Grace".to_owned()]));
 /// assert_eq!(<u32>::read_partial(view), None); // not a number
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no partial, so a `#[intent(partial)]` struct cannot hold it",
+    label = "no partial for this member",
+    note = "derive `Intent` for `{Self}` (its partial is then itself, once complete; with \
+            `#[intent(partial)]`, its own `...Partial` struct), or implement \
+            `intent_core::stream::HasPartial` for it"
+)]
 pub trait HasPartial {
     /// What the answer so far reads as.
     type Partial;
