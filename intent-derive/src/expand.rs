@@ -136,14 +136,10 @@ pub(crate) fn wire_name(field: &IntentField, rule: Option<RenameRule>) -> String
         .as_ref()
         .map(|i| i.unraw().to_string())
         .unwrap_or_default();
-    field
-        .serde()
-        .rename
-        .clone()
-        .unwrap_or_else(|| match rule {
-            Some(rule) => rule.apply_to_field(&base),
-            None => base,
-        })
+    field.serde().rename.clone().unwrap_or_else(|| match rule {
+        Some(rule) => rule.apply_to_field(&base),
+        None => base,
+    })
 }
 
 struct Expander<'a> {

@@ -101,10 +101,7 @@ fn partial_struct(input: &Container, fields: &[&IntentField], krate: &TokenStrea
         let Some(fident) = &field.ident else { continue };
         let fvis = &field.vis;
         let ty = field.wire_type();
-        let fdoc = format!(
-            "`{}` so far: `None` until it is written.",
-            fident.unraw()
-        );
+        let fdoc = format!("`{}` so far: `None` until it is written.", fident.unraw());
         decls.push(quote_spanned! {ty.span()=>
             #[doc = #fdoc]
             #fvis #fident: ::core::option::Option<<#ty as #has_partial>::Partial>

@@ -97,7 +97,12 @@ pub struct Partial<T> {
 }
 
 impl<T> Partial<T> {
-    pub(crate) fn new(json: Arc<Value>, attempt: u32, restart: bool, open: typed::OpenPath) -> Self {
+    pub(crate) fn new(
+        json: Arc<Value>,
+        attempt: u32,
+        restart: bool,
+        open: typed::OpenPath,
+    ) -> Self {
         Partial {
             json,
             attempt,

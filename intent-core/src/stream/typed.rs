@@ -249,7 +249,23 @@ macro_rules! complete {
     )*};
 }
 
-complete!(bool, char, (), i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+complete!(
+    bool,
+    char,
+    (),
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize
+);
 complete!(f32, f64, Value, serde_json::Map<String, Value>);
 
 macro_rules! text {
@@ -263,7 +279,13 @@ macro_rules! text {
     )*};
 }
 
-text!(String, Box<str>, Arc<str>, Rc<str>, std::borrow::Cow<'static, str>);
+text!(
+    String,
+    Box<str>,
+    Arc<str>,
+    Rc<str>,
+    std::borrow::Cow<'static, str>
+);
 
 impl<T: HasPartial> HasPartial for Option<T> {
     type Partial = Option<T::Partial>;

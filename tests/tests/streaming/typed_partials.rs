@@ -111,7 +111,10 @@ fn shipment_partial() -> ShipmentPartial {
 
 fn prefix(shown: &Option<String>, of: &str, what: &str) {
     if let Some(shown) = shown {
-        assert!(of.starts_with(shown.as_str()), "{what}: {shown:?} is not a prefix of {of:?}");
+        assert!(
+            of.starts_with(shown.as_str()),
+            "{what}: {shown:?} is not a prefix of {of:?}"
+        );
     }
 }
 
@@ -138,7 +141,11 @@ fn agrees(partial: &ShipmentPartial, done: &Shipment) {
         }
     }
     match &partial.note {
-        Some(Some(note)) => prefix(&Some(note.clone()), done.note.as_deref().unwrap_or(""), "note"),
+        Some(Some(note)) => prefix(
+            &Some(note.clone()),
+            done.note.as_deref().unwrap_or(""),
+            "note",
+        ),
         Some(None) => assert_eq!(done.note, None),
         None => {}
     }
@@ -169,7 +176,12 @@ async fn typed_partials_agree_with_the_final_value_at_every_chunk_size() {
     for chunk in 1..=chars {
         let model = ScriptedProvider::new([SHIPMENT]).with_stream_chunk_chars(chunk);
         let (partials, result) = stream_shipment(model).await;
-        assert_eq!(result.value(), Some(&done), "chunk {chunk}: {:?}", result.issues());
+        assert_eq!(
+            result.value(),
+            Some(&done),
+            "chunk {chunk}: {:?}",
+            result.issues()
+        );
         let mut parcels = 0;
         let mut last = None;
         for partial in &partials {
@@ -178,7 +190,10 @@ async fn typed_partials_agree_with_the_final_value_at_every_chunk_size() {
             };
             agrees(&typed, &done);
             let now = typed.parcels.as_ref().map_or(0, Vec::len);
-            assert!(now >= parcels, "chunk {chunk}: the parcels shrank from {parcels} to {now}");
+            assert!(
+                now >= parcels,
+                "chunk {chunk}: the parcels shrank from {parcels} to {now}"
+            );
             parcels = now;
             last = Some(typed);
         }
@@ -193,16 +208,20 @@ async fn a_growing_answer_shows_its_members_as_they_come() {
     let typed: Vec<ShipmentPartial> = partials.iter().filter_map(Partial::value).collect();
     // The reference grows one character at a time, the weight never shows a part of 42.
     assert!(typed.iter().any(|p| p.reference.as_deref() == Some("SH-2")));
-    assert!(typed.iter().all(|p| matches!(p.total_weight, None | Some(42))));
+    assert!(typed
+        .iter()
+        .all(|p| matches!(p.total_weight, None | Some(42))));
     // A nested partial struct with its street written and its city not yet.
     assert!(typed.iter().any(|p| p
         .destination
         .as_ref()
         .is_some_and(|d| d.street.is_some() && d.city.is_none())));
     // The list with its first element only, that element's label partly written.
-    assert!(typed.iter().any(|p| p.parcels.as_ref().is_some_and(|v| v.len() == 1
-        && v[0].label.as_deref() == Some("fra")
-        && v[0].kg.is_none())));
+    assert!(typed
+        .iter()
+        .any(|p| p.parcels.as_ref().is_some_and(|v| v.len() == 1
+            && v[0].label.as_deref() == Some("fra")
+            && v[0].kg.is_none())));
 }
 
 #[tokio::test]
@@ -220,7 +239,10 @@ async fn a_nested_type_without_partial_shows_only_once_complete() {
             assert_eq!(carrier, shipment().carrier);
         }
     }
-    assert!(open_seen, "the carrier's object showed in the JSON while it was being written");
+    assert!(
+        open_seen,
+        "the carrier's object showed in the JSON while it was being written"
+    );
 }
 
 #[tokio::test]
@@ -335,7 +357,8 @@ async fn a_list_answer_reads_as_its_elements_so_far() {
 
 #[tokio::test]
 async fn a_text_answer_reads_as_the_text_so_far() {
-    let model = ScriptedProvider::new(["Dear Dana, your order ships today."]).with_stream_chunk_chars(6);
+    let model =
+        ScriptedProvider::new(["Dear Dana, your order ships today."]).with_stream_chunk_chars(6);
     let client = IntentClient::new(model);
     let mut stream = String::ai(&client, "order", "Write the notice.").stream();
     let mut texts = Vec::new();
@@ -349,4 +372,43 @@ async fn a_text_answer_reads_as_the_text_so_far() {
         texts.last().map(String::as_str),
         Some("Dear Dana, your order ships today.")
     );
+}
+
+/// Members held in a nested object of the wire form's own level, and a member not read at all.
+#[derive(Debug, Clone, PartialEq, Deserialize, Intent)]
+#[serde(rename_all = "kebab-case")]
+#[intent(partial)]
+pub struct Contact {
+    pub full_name: String,
+    #[serde(flatten)]
+    pub address: Address,
+    #[serde(skip)]
+    pub internal_id: u64,
+}
+
+#[tokio::test]
+async fn flattened_members_read_from_the_same_object_and_skipped_ones_are_absent() {
+    // A bare answer: a struct with a flattened member may have a member called `value`, so the
+    // partial view cannot tell an envelope from the answer and shows the object as written.
+    let reply = r#"{"full-name": "Dana Ortiz", "street": "12 Quay Road", "city": "Leith"}"#;
+    let model = ScriptedProvider::new([reply]).with_stream_chunk_chars(4);
+    let client = IntentClient::new(model);
+    let mut stream = Contact::ai(&client, "card", "Read the contact.").stream();
+    let mut last = None;
+    while let Some(event) = stream.next().await {
+        match event {
+            StreamEvent::Partial(partial) => last = partial.value(),
+            StreamEvent::Done(result) => assert!(result.is_success(), "{:?}", result.issues()),
+            _ => {}
+        }
+    }
+    // `ContactPartial` has no `internal_id`: constructing it names every member it has.
+    let expected = ContactPartial {
+        full_name: Some("Dana Ortiz".into()),
+        address: Some(AddressPartial {
+            street: Some("12 Quay Road".into()),
+            city: Some("Leith".into()),
+        }),
+    };
+    assert_eq!(last, Some(expected));
 }
