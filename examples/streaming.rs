@@ -1,5 +1,6 @@
-//! Streaming: a growing, already verified partial of a struct, then the elements of a list as
-//! each one closes, then a collection whose values arrive as each is certain.
+//! Streaming: a growing, already verified partial of a struct (as JSON and as `TicketPartial`),
+//! then the elements of a list as each one closes, then a collection whose values arrive as each
+//! is certain.
 //!
 //! Runs offline on a scripted model by default (which streams each reply in pieces). With
 //! `OPENAI_API_KEY` or `OPENAI_BASE_URL` set (for example a local llama.cpp or Ollama server), it
@@ -13,8 +14,10 @@ use futures::StreamExt;
 use intent_core::prelude::*;
 use serde::Deserialize;
 
-/// A support ticket read from a customer's message.
+/// A support ticket read from a customer's message. `#[intent(partial)]` also generates
+/// `TicketPartial`, the answer so far as a value of its own (every member an `Option`).
 #[derive(Deserialize, Intent)]
+#[intent(partial)]
 struct Ticket {
     /// The customer's name.
     customer: String,
@@ -59,7 +62,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut stream = Ticket::ai(&client, MESSAGE, "Read the support ticket.").stream();
     while let Some(event) = stream.next().await {
         match event {
-            StreamEvent::Partial(partial) => println!("  {}", partial.json()),
+            StreamEvent::Partial(partial) => {
+                // The same answer so far, typed: text so far, the urgency only once complete.
+                let ticket: TicketPartial = partial.value().unwrap_or_default();
+                println!(
+                    "  {}  (customer so far: {:?}, urgency: {:?})",
+                    partial.json(),
+                    ticket.customer.unwrap_or_default(),
+                    ticket.urgency
+                );
+            }
             StreamEvent::Retry(record) => {
                 println!("  attempt {} failed; starting over:", record.number);
                 for issue in &record.issues {

@@ -678,4 +678,61 @@ async fn a_streamed_collection_delivers_each_value_once_and_ends_as_the_awaited_
         awaited.values(),
         "temperature 0: the same answers"
     );
+
+#[derive(Debug, Deserialize, PartialEq, Intent)]
+#[intent(partial)]
+struct Stay {
+    /// The guest's first name.
+    guest: String,
+    /// The city of the hotel.
+    city: String,
+    /// How many nights the stay lasts.
+    nights: u32,
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn a_streamed_struct_reads_as_its_typed_partial_consistent_with_the_final_value() {
+    use futures::StreamExt;
+    let client = client(2);
+    let input = "Hotel note: Priya stays in Porto for 4 nights.";
+    let mut stream = Stay::ai(&client, input, "Extract the stay.")
+        .options(options(64))
+        .stream();
+    let mut typed: Vec<(u32, StayPartial)> = Vec::new();
+    let mut done = None;
+    while let Some(event) = stream.next().await {
+        match event {
+            StreamEvent::Partial(partial) => {
+                typed.push((partial.attempt(), partial.value().unwrap_or_default()))
+            }
+            StreamEvent::Done(result) => done = Some(result),
+            _ => {}
+        }
+    }
+    let result = done.expect("Done");
+    print_attempts(&result);
+    let stay = result.value().expect("a stay");
+    let last_attempt = result.attempts().len() as u32;
+    let typed: Vec<&StayPartial> = typed
+        .iter()
+        .filter(|(attempt, _)| *attempt == last_attempt)
+        .map(|(_, p)| p)
+        .collect();
+    assert!(typed.len() >= 2, "{typed:?}");
+    for partial in &typed {
+        if let Some(guest) = &partial.guest {
+            assert!(stay.guest.starts_with(guest.as_str()), "{partial:?}");
+        }
+        if let Some(city) = &partial.city {
+            assert!(stay.city.starts_with(city.as_str()), "{partial:?}");
+        }
+        if let Some(nights) = partial.nights {
+            assert_eq!(nights, stay.nights, "{partial:?}");
+        }
+    }
+    let last = typed.last().unwrap();
+    assert_eq!(last.guest.as_deref(), Some(stay.guest.as_str()));
+    assert_eq!(last.city.as_deref(), Some(stay.city.as_str()));
+    assert_eq!(last.nights, Some(stay.nights));
 }

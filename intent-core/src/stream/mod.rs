@@ -7,7 +7,9 @@
 //! - [`StreamEvent::Partial`]: the answer so far ([`Partial::json`]), in which every member that
 //!   has closed is already verified against the type's shape and rules, and members still open
 //!   are shown as they are (a growing string, an unfinished list). A number or literal shows only
-//!   once complete. A text result shows its text so far.
+//!   once complete. A text result shows its text so far. [`Partial::value`] reads the same
+//!   answer so far as a value of the type's partial ([`HasPartial`]): for a struct with
+//!   `#[intent(partial)]`, its generated `NamePartial`.
 //! - [`StreamEvent::Retry`]: an attempt failed (its record says why) and the next one starts
 //!   from the start; the partials after it are the new attempt's ([`Partial::attempt`]).
 //! - [`StreamEvent::Done`]: the result, the same that `.await` gives. Always last.
