@@ -136,6 +136,9 @@ use proc_macro::TokenStream;
 /// partial, and numbers, enums, dates and types without the attribute only once complete. A
 /// member is read under the wire name the shape gives it (`rename`, `rename_all`; an alias the
 /// model used reads under the wire name); a `flatten` member is read from the same object.
+/// `NamePartial` derives `Debug`, `Clone`, `Default` and `PartialEq`, so each member's partial
+/// must implement the first three and `PartialEq`: a member type without `#[intent(partial)]`
+/// is its own partial, so derive `Debug`, `Clone` and `PartialEq` on it too.
 /// Without the attribute, a derived type's partial is itself, once complete: one small impl,
 /// no extra type. The attribute on an enum, a tuple, newtype or unit struct, a struct read as
 /// another type (`transparent`, `from`, `try_from`) or a generic struct is a build error.
