@@ -678,6 +678,7 @@ async fn a_streamed_collection_delivers_each_value_once_and_ends_as_the_awaited_
         awaited.values(),
         "temperature 0: the same answers"
     );
+}
 
 #[derive(Debug, Deserialize, PartialEq, Intent)]
 #[intent(partial)]
