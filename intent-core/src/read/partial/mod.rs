@@ -727,17 +727,22 @@ impl PartialReader {
         value: Option<Value>,
     ) -> bool {
         let passed = issues.is_empty() && inherited.is_empty();
-        let base = self.pointer(slot);
-        let issues: Vec<ResultIssue> = issues
-            .into_iter()
-            .map(|mut issue| {
-                issue.path = issue.path.map(|p| match p.strip_prefix("/value") {
-                    Some(rest) => format!("{base}{rest}"),
-                    None => p,
-                });
-                issue
-            })
-            .collect();
+        let issues: Vec<ResultIssue> = if issues.is_empty() {
+            issues
+        } else {
+            // The pointer is built only for findings: most values that close have none.
+            let base = self.pointer(slot);
+            issues
+                .into_iter()
+                .map(|mut issue| {
+                    issue.path = issue.path.map(|p| match p.strip_prefix("/value") {
+                        Some(rest) => format!("{base}{rest}"),
+                        None => p,
+                    });
+                    issue
+                })
+                .collect()
+        };
         if let Some(index) = slot.element {
             let element = if passed {
                 let value = match &value {
