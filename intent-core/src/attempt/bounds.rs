@@ -191,11 +191,7 @@ mod tests {
     use crate::intent::Intent;
 
     fn input(text: &str) -> SerializedInput {
-        SerializedInput {
-            text: text.to_owned(),
-            label: "string".to_owned(),
-            attachments: Vec::new(),
-        }
+        crate::input::serialize(text, usize::MAX).expect("a text input")
     }
 
     #[test]
