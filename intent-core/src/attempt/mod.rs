@@ -169,21 +169,9 @@ async fn run_inner<T: Intent + Send>(
     attempts(&job, &limits).await
 }
 
-/// Runs the attempts of a planned call whose replies `verify` reads: the loop of every call, and
-/// of each chunk of a collection call.
-pub(crate) async fn run_plan<T: Send>(
-    client: &IntentClient,
-    plan: &PromptPlan,
-    input: &SerializedInput,
-    intent: &str,
-    options: &AiRequestOptions,
-    verify: &Verifier<'_, T>,
-) -> AiResult<T> {
-    run_plan_relayed(client, plan, input, intent, options, verify, None).await
-}
-
-/// [`run_plan`], each reply streamed and relayed as it arrives when a `relay` is given (a
-/// streamed collection call's chunk).
+/// Runs the attempts of a planned call whose replies `verify` reads (each chunk of a collection
+/// call), each reply streamed and relayed as it arrives when a `relay` is given (a streamed
+/// collection call's chunk).
 pub(crate) async fn run_plan_relayed<T: Send>(
     client: &IntentClient,
     plan: &PromptPlan,

@@ -55,6 +55,18 @@ impl<'c, O: Intent> Shared<'c, O> {
         }
     }
 
+    /// What every chunk of `call` shares.
+    pub(super) fn of<K>(call: &'c CollectionCall<'c, K, O>) -> Self {
+        Shared::new(
+            call.client,
+            call.intent,
+            call.mode,
+            &call.options,
+            &call.label,
+            &call.checks,
+        )
+    }
+
     /// The brackets or braces around a chunk's elements.
     pub(super) fn delimiters(&self) -> (char, char) {
         match self.mode {
@@ -110,29 +122,12 @@ pub(super) async fn run_chunks<K, O: Intent + Send>(
     call: CollectionCall<'_, K, O>,
     chunk: impl for<'s> Fn(&'s Shared<'s, O>, usize, ChunkInput) -> ChunkRun<'s, O>,
 ) -> CollectionResult<K, O> {
-    let CollectionCall {
-        client,
-        intent,
-        mode,
-        keys,
-        elements,
-        label,
-        options,
-        chunk_size,
-        concurrency,
-        on_progress,
-        checks,
-    } = call;
-    let (mut collector, chunks) = Collector::new(
-        &elements,
-        mode,
-        chunk_size,
-        client.options().max_input_chars,
-        on_progress.as_deref(),
-    );
-    let shared = Shared::new(client, intent, mode, &options, &label, &checks);
+    let mut call = call;
+    let (mut elements, keys) = take_elements(&mut call);
+    let (mut collector, chunks) = Collector::of(&call, &elements);
+    let shared = Shared::of(&call);
     let (open, close) = shared.delimiters();
-    let mut elements = elements;
+    let concurrency = call.concurrency;
     // A chunk's input is built when it starts, from elements it moves out of the call.
     let mut outcomes = stream::iter(chunks.into_iter().enumerate())
         .map(|(number, positions)| {
@@ -160,7 +155,32 @@ pub(super) struct Collector<'p, O> {
     on_progress: Option<&'p (dyn Fn(Progress) + Send + Sync + 'p)>,
 }
 
+/// The elements and keys of `call`, taken out of it: its chunks move the elements as they start
+/// while what they share borrows the rest of the call.
+pub(super) fn take_elements<K, O>(
+    call: &mut CollectionCall<'_, K, O>,
+) -> (Vec<Result<Element, ResultIssue>>, Vec<K>) {
+    (
+        std::mem::take(&mut call.elements),
+        std::mem::take(&mut call.keys),
+    )
+}
+
 impl<'p, O> Collector<'p, O> {
+    /// The collector of `call`'s `elements` (taken out of it) and the chunks they are cut into.
+    pub(super) fn of<K>(
+        call: &'p CollectionCall<'p, K, O>,
+        elements: &[Result<Element, ResultIssue>],
+    ) -> (Self, Vec<Vec<usize>>) {
+        Collector::new(
+            elements,
+            call.mode,
+            call.chunk_size,
+            call.client.options().max_input_chars,
+            call.on_progress.as_deref(),
+        )
+    }
+
     /// The collector of `elements` and the chunks they are cut into; the elements refused before
     /// any chunk (not serializable, too large) already carry their issues. Reports the start.
     pub(super) fn new(

@@ -10,11 +10,13 @@ use super::state::{job_hash, StateStore};
 use super::submit::{self, Answer, Waited};
 use futures::stream::{self, StreamExt};
 
-use crate::attempt::{self, finish_issue, Limits};
+use crate::attempt::{finish_issue, Limits};
 use crate::collections::call::CollectionCall;
 use crate::collections::chunk::ChunkInput;
 use crate::collections::result::CollectionResult;
-use crate::collections::run::{conclude_chunk, prepare_chunk, Collector, PreparedChunk, Shared};
+use crate::collections::run::{
+    conclude_chunk, prepare_chunk, take_elements, Collector, PreparedChunk, Shared,
+};
 use crate::intent::Intent;
 use crate::provider::batch::{BatchApi, Phase};
 use crate::provider::Provider;
@@ -51,36 +53,19 @@ pub(super) async fn run<K, O: Intent + Send>(
     call: CollectionCall<'_, K, O>,
     options: BatchOptions,
 ) -> CollectionResult<K, O> {
-    let CollectionCall {
-        client,
-        intent,
-        mode,
-        keys,
-        elements,
-        label,
-        options: request_options,
-        chunk_size,
-        concurrency,
-        on_progress,
-        checks,
-    } = call;
-    let (mut collector, chunks) = Collector::new(
-        &elements,
-        mode,
-        chunk_size,
-        client.options().max_input_chars,
-        on_progress.as_deref(),
-    );
-    let shared = Shared::new(client, intent, mode, &request_options, &label, &checks);
+    let mut call = call;
+    let (mut elements, keys) = take_elements(&mut call);
+    let (mut collector, chunks) = Collector::of(&call, &elements);
+    let shared = Shared::of(&call);
     let (open, close) = shared.delimiters();
-    let mut elements = elements;
+    let (client, request_options, concurrency) = (call.client, &call.options, call.concurrency);
     let mut jobs: Vec<ChunkJob<O>> = chunks
         .into_iter()
         .enumerate()
         .map(|(i, positions)| {
             let input = ChunkInput::take(&mut elements, positions, open, close);
             let mut prepared = prepare_chunk(&shared, input);
-            prepared.input.text = String::new();
+            prepared.release_input();
             let done = prepared.plan.is_err();
             ChunkJob {
                 number: i + 1,
@@ -145,23 +130,7 @@ async fn retry_live<O: Intent + Send>(
         .collect();
     let outcomes: Vec<_> = stream::iter(unanswered)
         .map(|(c, prepared)| async move {
-            let result = match &prepared.plan {
-                Ok(plan) => {
-                    let verify = |text: &str| prepared.verify(shared, text).into_outcome();
-                    Some(
-                        attempt::run_plan(
-                            shared.client,
-                            plan,
-                            &prepared.input,
-                            shared.intent,
-                            &prepared.options,
-                            &verify,
-                        )
-                        .await,
-                    )
-                }
-                Err(_) => None,
-            };
+            let result = prepared.ask(shared, None).await;
             (c, prepared, result)
         })
         .buffer_unordered(concurrency.max(1))
