@@ -93,7 +93,11 @@ impl<'a, T> Driver<'a, T> {
             done: None,
             queue,
             relayed: VecDeque::new(),
-            reader: PartialReader::new(info),
+            reader: if elements {
+                PartialReader::new(info).handing_out_elements()
+            } else {
+                PartialReader::new(info)
+            },
             steps: VecDeque::new(),
             attempt: 1,
             restart: false,

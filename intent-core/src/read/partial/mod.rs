@@ -186,6 +186,11 @@ pub(crate) struct PartialReader {
     lossy: Vec<u64>,
     /// The answer closed: nothing in the view is still being written.
     closed: bool,
+    /// Whether the answer list's elements are handed out as they close ([`take_elements`]);
+    /// a reader whose elements nobody takes does not copy them.
+    ///
+    /// [`take_elements`]: PartialReader::take_elements
+    hand_out: bool,
 }
 
 impl PartialReader {
@@ -212,12 +217,21 @@ impl PartialReader {
             element_index: None,
             lossy: Vec::new(),
             closed: false,
+            hand_out: false,
         }
+    }
+
+    /// The reader, handing out the answer list's elements as they close.
+    pub(crate) fn handing_out_elements(mut self) -> Self {
+        self.hand_out = true;
+        self
     }
 
     /// Starts over, for a new reply.
     pub(crate) fn reset(&mut self) {
+        let hand_out = self.hand_out;
         *self = PartialReader::new(self.info.clone());
+        self.hand_out = hand_out;
     }
 
     /// The answer so far: `Null` until it begins, the text so far for a text result.
@@ -258,7 +272,8 @@ impl PartialReader {
         &self.issues
     }
 
-    /// The elements of a list answer that closed since the last call.
+    /// The elements of a list answer that closed since the last call (none unless the reader
+    /// was made [`handing_out_elements`](Self::handing_out_elements)).
     pub(crate) fn take_elements(&mut self) -> Vec<ClosedElement> {
         std::mem::take(&mut self.elements)
     }
@@ -743,7 +758,7 @@ impl PartialReader {
                 })
                 .collect()
         };
-        if let Some(index) = slot.element {
+        if let Some(index) = slot.element.filter(|_| self.hand_out) {
             let element = if passed {
                 let value = match &value {
                     Some(v) => Some(v.clone()),

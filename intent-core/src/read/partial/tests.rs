@@ -13,7 +13,7 @@ struct Line {
 }
 
 fn reader<T: Intent>() -> PartialReader {
-    PartialReader::new(T::type_info())
+    PartialReader::new(T::type_info()).handing_out_elements()
 }
 
 /// Every view of `text` fed in pieces of `n` bytes (cut on character boundaries).
