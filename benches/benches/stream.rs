@@ -4,6 +4,10 @@
 //! - `stream_read/read_whole`: `read_reply` of the whole reply (the non-streaming read).
 //! - `stream_read/partial`: the partial reader over the same text in 16-character pieces (the
 //!   scripted model's default), verifying each member as it closes.
+//! - `stream_read/value_tree`: `serde_json::from_str::<Value>` of the same text: what building
+//!   a JSON tree of it costs at the least, next to which the partial reader's view is built.
+//! - `stream_read/elements`: the partial reader as an element stream reads (the list's elements
+//!   handed out as they close and verify, no view built).
 //! - `stream_read/partial_then_read`: both, as a streamed call does (the partials, then the final
 //!   reading that decides the result).
 //! - `first_element/first`: `stream_elements` on the scripted model until the first element is
@@ -16,7 +20,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use futures::StreamExt;
 use intent_bench::replies::{item, Envelope};
 use intent_bench::types::Item;
-use intent_core::__private::read_in_pieces;
+use intent_core::__private::{read_elements_in_pieces, read_in_pieces};
 use intent_core::prelude::*;
 use intent_core::read::read_reply;
 
@@ -37,6 +41,12 @@ fn stream_read(c: &mut Criterion) {
         .throughput(Throughput::Bytes(reply.len() as u64));
     group.bench_function("read_whole", |b| {
         b.iter(|| read_reply::<Vec<Item>>(&info, black_box(&reply)).unwrap())
+    });
+    group.bench_function("value_tree", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&reply)).unwrap())
+    });
+    group.bench_function("elements", |b| {
+        b.iter(|| read_elements_in_pieces(info.clone(), black_box(&reply), 16))
     });
     group.bench_function("partial", |b| {
         b.iter(|| read_in_pieces(info.clone(), black_box(&reply), 16))

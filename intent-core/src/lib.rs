@@ -228,7 +228,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::read::json::{read_reply_json, read_reply_lenient, read_value};
-    pub use crate::read::partial::read_in_pieces;
+    pub use crate::read::partial::{read_elements_in_pieces, read_in_pieces};
     pub use crate::stream::typed::read_complete;
 
     /// The shape types the derive builds and tests inspect.

@@ -302,7 +302,11 @@ async fn run_chunk<O: Intent + Clone + Send>(
             // A judge sees the whole reply: until it has, no element is certain.
             reader: each_info
                 .filter(|_| prepared.options.judge.is_none())
-                .map(|info| PartialReader::new(info).handing_out_elements()),
+                .map(|info| {
+                    PartialReader::new(info)
+                        .handing_out_elements()
+                        .without_view()
+                }),
             delivered: (0..prepared.positions.len()).map(|_| None).collect(),
             numbers: NumberScan::default(),
         }),

@@ -6,6 +6,8 @@
 //! UTC designator (`Z`, `+00:00`) is read without it; any other offset is refused, since dropping it
 //! would change the moment.
 
+use std::fmt::Display;
+
 use serde_json::{Number, Value};
 
 use crate::shape::{FloatKind, IntKind, Scalar, TextForm};
@@ -23,7 +25,7 @@ const EXACT_F64: f64 = 9_007_199_254_740_992.0;
 /// the reply read as by losing their fraction: no integer is read from them.
 pub(crate) fn check(
     scalar: Scalar,
-    label: &str,
+    label: &dyn Display,
     value: &mut Value,
     lossy: &[u64],
 ) -> Result<(), String> {
@@ -73,9 +75,9 @@ pub(crate) fn check(
 }
 
 /// What the scalar must be, in words: `a string`, `true or false`, `a number (double)`.
-fn expected(scalar: Scalar, label: &str) -> String {
+fn expected(scalar: Scalar, label: &dyn Display) -> String {
     match scalar {
-        Scalar::String if label == "string" => "a string".to_owned(),
+        Scalar::String if label.to_string() == "string" => "a string".to_owned(),
         Scalar::Char => "exactly one character in a string".to_owned(),
         Scalar::Bool => "true or false".to_owned(),
         Scalar::Int(kind) => whole(kind, label),
@@ -86,7 +88,7 @@ fn expected(scalar: Scalar, label: &str) -> String {
     }
 }
 
-fn whole(kind: IntKind, label: &str) -> String {
+fn whole(kind: IntKind, label: &dyn Display) -> String {
     format!(
         "a whole number from {} to {} ({label})",
         kind.min(),
@@ -113,7 +115,7 @@ pub(crate) fn describe(value: &Value) -> String {
 
 /// An integer in the kind's range, normalized to a JSON integer; a whole number written with a
 /// fraction or exponent (`40.0`, `4e1`) is read as the integer, exactly or not at all.
-fn int(kind: IntKind, label: &str, value: &mut Value, lossy: &[u64]) -> Result<(), String> {
+fn int(kind: IntKind, label: &dyn Display, value: &mut Value, lossy: &[u64]) -> Result<(), String> {
     let Value::Number(number) = &*value else {
         return Err(mismatch(&whole(kind, label), value));
     };
@@ -166,7 +168,7 @@ fn int(kind: IntKind, label: &str, value: &mut Value, lossy: &[u64]) -> Result<(
     Ok(())
 }
 
-fn float(kind: FloatKind, label: &str, value: &mut Value) -> Result<(), String> {
+fn float(kind: FloatKind, label: &dyn Display, value: &mut Value) -> Result<(), String> {
     let f = match value {
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
         other => return Err(mismatch(&format!("a number ({label})"), other)),
@@ -183,7 +185,7 @@ fn float(kind: FloatKind, label: &str, value: &mut Value) -> Result<(), String> 
 /// A string for a text scalar: any string for text, UUIDs and URLs (their own readers check
 /// their form), an ISO 8601 form for dates and times.
 #[cfg(feature = "chrono")]
-fn temporal(scalar: Scalar, label: &str, value: &mut Value) -> Result<(), String> {
+fn temporal(scalar: Scalar, label: &dyn Display, value: &mut Value) -> Result<(), String> {
     use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime};
     let Value::String(text) = value else {
         return Ok(());

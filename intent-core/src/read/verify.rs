@@ -117,7 +117,7 @@ impl<'g> Walker<'g> {
                 }
             }
             Node::Scalar(s) => {
-                if let Err(message) = scalar::check(*s, &graph.label(id), value, &self.lossy) {
+                if let Err(message) = scalar::check(*s, &graph.label_of(id), value, &self.lossy) {
                     self.shape_issue(path, message);
                 }
             }

@@ -9,12 +9,29 @@ use super::{
     VariantKind,
 };
 
+/// A shape's label, written when displayed ([`ShapeGraph::label_of`]).
+pub(crate) struct LabelOf<'g> {
+    graph: &'g ShapeGraph,
+    id: NodeId,
+}
+
+impl std::fmt::Display for LabelOf<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.graph.label(self.id))
+    }
+}
+
 impl ShapeGraph {
     /// The short label of a shape: `int`, `List<Order>`, `DateOnly? (yyyy-MM-dd)`, `Order`.
     pub fn label(&self, id: NodeId) -> String {
         let mut out = String::new();
         self.write_label(id, &mut out, 0);
         out
+    }
+
+    /// The label of `id`, written only when shown: checks that pass never build it.
+    pub(crate) fn label_of(&self, id: NodeId) -> LabelOf<'_> {
+        LabelOf { graph: self, id }
     }
 
     fn write_label(&self, id: NodeId, out: &mut String, depth: usize) {

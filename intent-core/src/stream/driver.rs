@@ -94,7 +94,9 @@ impl<'a, T> Driver<'a, T> {
             queue,
             relayed: VecDeque::new(),
             reader: if elements {
-                PartialReader::new(info).handing_out_elements()
+                PartialReader::new(info)
+                    .handing_out_elements()
+                    .without_view()
             } else {
                 PartialReader::new(info)
             },
@@ -174,7 +176,8 @@ impl<'a, T> Driver<'a, T> {
                         let closed = self.reader.take_elements();
                         self.steps.extend(closed.into_iter().map(Step::Element));
                     }
-                    if changed {
+                    // An element stream shows no partials: its reader builds no view.
+                    if changed && !self.elements {
                         self.partial();
                     }
                 }

@@ -191,6 +191,46 @@ pub(crate) struct PartialReader {
     ///
     /// [`take_elements`]: PartialReader::take_elements
     hand_out: bool,
+    /// Whether the view is built. A reader that only hands out elements builds none: a
+    /// container it must see whole when it closes (one checked whole, one with rules, an
+    /// element handed out) is built on its own as it is read ([`Capture`]).
+    view_on: bool,
+    capture: Option<Capture>,
+}
+
+/// A container built on its own while it is read, by a reader that builds no view: the
+/// outermost open one whose value is needed when it closes.
+#[derive(Debug)]
+struct Capture {
+    /// The index of its frame.
+    frame: usize,
+    /// The length of `path` inside it: places at this depth or below are in it.
+    base: usize,
+    root: Value,
+}
+
+/// The tree values are built in at the reader's place, with the way from its root to the open
+/// container: the view, or the captured container (`None` when neither holds the place).
+fn tree_here<'t>(
+    view_on: bool,
+    view: &'t mut Arc<Value>,
+    capture: &'t mut Option<Capture>,
+    path: &'t [Seg],
+) -> Option<(&'t mut Value, &'t [Seg])> {
+    if view_on {
+        return Some((Arc::make_mut(view), path));
+    }
+    let capture = capture.as_mut()?;
+    Some((&mut capture.root, path.get(capture.base..)?))
+}
+
+/// The value at `seg` below the open container of a tree (the root itself for `None`).
+fn value_in<'t>(root: &'t mut Value, path: &[Seg], seg: Option<&Seg>) -> Option<&'t mut Value> {
+    match seg {
+        Some(seg) => tree::at(root, path).and_then(|c| tree::child(c, seg)),
+        None if path.is_empty() => Some(root),
+        None => None,
+    }
 }
 
 impl PartialReader {
@@ -218,6 +258,8 @@ impl PartialReader {
             lossy: Vec::new(),
             closed: false,
             hand_out: false,
+            view_on: true,
+            capture: None,
         }
     }
 
@@ -227,11 +269,19 @@ impl PartialReader {
         self
     }
 
+    /// The reader, building no view ([`value`](Self::value) stays `Null`): for an element
+    /// stream, which shows none, at about half the work.
+    pub(crate) fn without_view(mut self) -> Self {
+        self.view_on = false;
+        self
+    }
+
     /// Starts over, for a new reply.
     pub(crate) fn reset(&mut self) {
-        let hand_out = self.hand_out;
+        let (hand_out, view_on) = (self.hand_out, self.view_on);
         *self = PartialReader::new(self.info.clone());
         self.hand_out = hand_out;
+        self.view_on = view_on;
     }
 
     /// The answer so far: `Null` until it begins, the text so far for a text result.
@@ -353,6 +403,7 @@ impl PartialReader {
                     });
                     Ok(true)
                 }
+                Token::String(name) => self.member_name(name),
                 Token::EndObject => self.close_container(),
                 // After a trailing comma, as the final reading allows.
                 Token::Comma => Ok(true),
@@ -382,6 +433,13 @@ impl PartialReader {
             Token::BeginObject | Token::BeginArray => {
                 let slot = self.next_slot()?;
                 self.open_container(slot, token == Token::BeginObject);
+                Ok(true)
+            }
+            Token::String(text) => {
+                let slot = self.next_slot()?;
+                if slot.inside || slot.place.is_some() {
+                    return Ok(self.close_value(slot, Value::String(text.to_owned())));
+                }
                 Ok(true)
             }
             Token::StringStart => {
@@ -455,13 +513,16 @@ impl PartialReader {
 
     /// The length of the list the next value goes in, as the view shows it.
     fn shown_len(&self) -> usize {
-        let mut value: &Value = &self.view;
-        for seg in &self.path {
-            value = match (value, seg) {
-                (Value::Object(map), Seg::Key(key)) => map.get(key).unwrap_or(&Value::Null),
-                (Value::Array(items), Seg::Index(i)) => items.get(*i).unwrap_or(&Value::Null),
-                _ => &Value::Null,
-            };
+        let (mut value, path): (&Value, &[Seg]) = if self.view_on {
+            (&self.view, &self.path)
+        } else {
+            match &self.capture {
+                Some(c) => (&c.root, self.path.get(c.base..).unwrap_or_default()),
+                None => return 0,
+            }
+        };
+        for seg in path {
+            value = tree::child_ref(value, seg).unwrap_or(&Value::Null);
         }
         value.as_array().map_or(0, Vec::len)
     }
@@ -531,14 +592,26 @@ impl PartialReader {
             self.element_index = Some(Seg::Index(index));
         }
         if slot.shown {
-            let empty = if is_object {
-                Value::Object(Map::new())
-            } else {
-                Value::Array(Vec::new())
+            let empty = || {
+                if is_object {
+                    Value::Object(match &check {
+                        Check::Members { claimed, .. } => Map::with_capacity(claimed.len()),
+                        _ => Map::new(),
+                    })
+                } else {
+                    Value::Array(Vec::new())
+                }
             };
-            self.put(&slot, empty);
+            self.put(&slot, empty());
             if let Some(seg) = &slot.seg {
                 self.path.push(seg.clone());
+            }
+            if !self.view_on && self.capture.is_none() && self.needs_whole(&slot, &check) {
+                self.capture = Some(Capture {
+                    frame: self.frames.len(),
+                    base: self.path.len(),
+                    root: empty(),
+                });
             }
         }
         self.frames.push(Frame {
@@ -552,8 +625,24 @@ impl PartialReader {
         });
     }
 
+    /// Whether the container opening at `slot` is needed whole when it closes.
+    fn needs_whole(&self, slot: &Slot, check: &Check) -> bool {
+        match check {
+            Check::Whole => slot.place.is_some(),
+            Check::Members { .. } | Check::Elements { .. } => {
+                (self.hand_out && slot.element.is_some())
+                    || slot.field.is_some_and(|r| {
+                        !struct_fields(self.info.graph().node(r.owner))[r.index]
+                            .rules
+                            .is_empty()
+                    })
+            }
+            _ => false,
+        }
+    }
+
     /// A member name closed: the slot of its value.
-    fn member_name(&mut self, name: String) -> Result<bool, NotJson> {
+    fn member_name(&mut self, name: &str) -> Result<bool, NotJson> {
         let root = self.info.root();
         let Some(frame) = self.frames.last_mut() else {
             return Err(NotJson);
@@ -583,11 +672,11 @@ impl PartialReader {
         let slot = match &mut frame.check {
             Check::Members { owner, claimed } => {
                 let fields = struct_fields(graph.node(*owner));
-                match field_named(fields, &name) {
+                match field_named(fields, name) {
                     Some((index, field)) if !claimed[index] => {
                         claimed[index] = true;
                         Slot {
-                            seg: Some(Seg::Key(field.name.to_string())),
+                            seg: Some(Seg::Key(field.name.clone())),
                             place: Some(field.ty),
                             field: Some(FieldRef {
                                 owner: *owner,
@@ -604,13 +693,15 @@ impl PartialReader {
             }
             Check::Whole | Check::Inside => {
                 if frame.slot.shown {
-                    let container = tree::at(Arc::make_mut(&mut self.view), &self.path);
-                    if container.is_some_and(|c| c.get(&name).is_some()) {
+                    let container =
+                        tree_here(self.view_on, &mut self.view, &mut self.capture, &self.path)
+                            .and_then(|(root, path)| tree::at(root, path));
+                    if container.is_some_and(|c| c.get(name).is_some()) {
                         // A name given twice: the final reading refuses it; the view stops.
                         return Err(NotJson);
                     }
                 }
-                Slot::inside(Seg::Key(name))
+                Slot::inside(Seg::Key(name.to_owned().into()))
             }
             _ => Slot::hidden(),
         };
@@ -621,7 +712,7 @@ impl PartialReader {
 
     fn close_string(&mut self, open: OpenString) -> Result<bool, NotJson> {
         let Some(slot) = open.slot else {
-            return self.member_name(open.text);
+            return self.member_name(&open.text);
         };
         Ok(self.close_value(slot, Value::String(open.text)))
     }
@@ -654,6 +745,10 @@ impl PartialReader {
         if slot.element.is_some() {
             self.element_index = None;
         }
+        let mut captured = match &self.capture {
+            Some(c) if c.frame == self.frames.len() => self.capture.take().map(|c| c.root),
+            _ => None,
+        };
         let issues = match frame.check {
             // `{}`: the answer is an empty object.
             Check::Envelope { decided: false } => {
@@ -669,15 +764,13 @@ impl PartialReader {
                     return Ok(true);
                 };
                 let info = self.info.clone();
-                let view = Arc::make_mut(&mut self.view);
-                let value = match &slot.seg {
-                    Some(seg) => tree::at(view, &self.path).and_then(|c| tree::child(c, seg)),
-                    None => Some(view),
-                };
-                match value {
-                    Some(value) => verify_in(&info, place, slot.field, value, &self.lossy),
+                let lossy = std::mem::take(&mut self.lossy);
+                let issues = match self.value_of(&slot, &mut captured) {
+                    Some(value) => verify_in(&info, place, slot.field, value, &lossy),
                     None => Vec::new(),
-                }
+                };
+                self.lossy = lossy;
+                issues
             }
             Check::Members { owner, claimed } => {
                 let info = self.info.clone();
@@ -689,34 +782,48 @@ impl PartialReader {
                     }
                 }
                 if walker.issues.is_empty() {
-                    self.container_rules(&slot, &mut walker);
+                    self.container_rules(&slot, &mut captured, &mut walker);
                 }
                 walker.issues.into_issues()
             }
             Check::Elements { .. } => {
                 let info = self.info.clone();
                 let mut walker = Walker::new(info.graph());
-                self.container_rules(&slot, &mut walker);
+                self.container_rules(&slot, &mut captured, &mut walker);
                 walker.issues.into_issues()
             }
         };
-        Ok(self.settle(&slot, issues, inherited, None))
+        Ok(self.settle(&slot, issues, inherited, captured))
+    }
+
+    /// The value of the container that closed at `slot`: its capture, or its place in the
+    /// tree that holds it.
+    fn value_of<'s>(
+        &'s mut self,
+        slot: &Slot,
+        captured: &'s mut Option<Value>,
+    ) -> Option<&'s mut Value> {
+        if let Some(value) = captured {
+            return Some(value);
+        }
+        let (root, path) = tree_here(self.view_on, &mut self.view, &mut self.capture, &self.path)?;
+        value_in(root, path, slot.seg.as_ref())
     }
 
     /// The rules of the member whose value is the container at `slot`, on its value.
-    fn container_rules(&mut self, slot: &Slot, walker: &mut Walker<'_>) {
+    fn container_rules(
+        &mut self,
+        slot: &Slot,
+        captured: &mut Option<Value>,
+        walker: &mut Walker<'_>,
+    ) {
         let Some(field) = slot.field else { return };
         let graph = walker.graph;
         let field = &struct_fields(graph.node(field.owner))[field.index];
         if field.rules.is_empty() {
             return;
         }
-        let view = Arc::make_mut(&mut self.view);
-        let value = match &slot.seg {
-            Some(seg) => tree::at(view, &self.path).and_then(|c| tree::child(c, seg)),
-            None => Some(view),
-        };
-        if let Some(value) = value {
+        if let Some(value) = self.value_of(slot, captured) {
             let target = graph.rule_target(field.ty);
             rules::check(&field.rules, value, target, &Path::Root, &mut walker.issues);
         }
@@ -758,9 +865,12 @@ impl PartialReader {
                 })
                 .collect()
         };
+        let mut value = value;
         if let Some(index) = slot.element.filter(|_| self.hand_out) {
             let element = if passed {
-                let value = match &value {
+                let value = match &mut value {
+                    // Without a view, nothing else keeps it.
+                    Some(v) if !self.view_on => Some(std::mem::take(v)),
                     Some(v) => Some(v.clone()),
                     None => self.current(slot).cloned(),
                 };
@@ -825,11 +935,7 @@ impl PartialReader {
     fn current(&self, slot: &Slot) -> Option<&Value> {
         let mut value: &Value = &self.view;
         for seg in self.path.iter().chain(slot.seg.as_ref()) {
-            value = match (value, seg) {
-                (Value::Object(map), Seg::Key(key)) => map.get(key)?,
-                (Value::Array(items), Seg::Index(i)) => items.get(*i)?,
-                _ => return None,
-            };
+            value = tree::child_ref(value, seg)?;
         }
         Some(value)
     }
@@ -839,23 +945,33 @@ impl PartialReader {
         if !slot.shown {
             return;
         }
-        let view = Arc::make_mut(&mut self.view);
+        self.started = true;
+        self.changed = true;
+        let Some((root, path)) =
+            tree_here(self.view_on, &mut self.view, &mut self.capture, &self.path)
+        else {
+            return;
+        };
         match &slot.seg {
-            None => *view = value,
+            None if path.is_empty() => *root = value,
+            None => {}
             Some(seg) => {
-                if let Some(container) = tree::at(view, &self.path) {
+                if let Some(container) = tree::at(root, path) {
                     tree::put(container, seg, value);
                 }
             }
         }
-        self.started = true;
-        self.changed = true;
     }
 
     /// Takes the value at `slot` out of the view.
     fn take(&mut self, slot: &Slot) {
         let Some(seg) = &slot.seg else { return };
-        if let Some(container) = tree::at(Arc::make_mut(&mut self.view), &self.path) {
+        let Some((root, path)) =
+            tree_here(self.view_on, &mut self.view, &mut self.capture, &self.path)
+        else {
+            return;
+        };
+        if let Some(container) = tree::at(root, path) {
             tree::take(container, seg);
             self.changed = true;
         }
@@ -863,6 +979,10 @@ impl PartialReader {
 
     /// Shows what the open string gained, where it grows in the view.
     fn flush_string(&mut self) {
+        if !self.view_on {
+            // Nothing shows it growing: its value is put when it closes.
+            return;
+        }
         let Some(open) = &mut self.string else { return };
         let Some(slot) = open.slot.as_ref().filter(|_| open.growing) else {
             return;
@@ -931,21 +1051,44 @@ fn has_own_value(info: &TypeInfo) -> bool {
 #[cfg(test)]
 mod tests;
 
-/// Reads `text` through a partial reader in pieces of `piece_chars` characters, as a stream
-/// would hand it over; returns how many pieces changed the view. For benchmarks.
+/// Reads `text` through a partial reader in pieces of `piece_bytes` bytes (each cut moved on to
+/// the next character's start), as a stream would hand it over; returns how many pieces changed
+/// the view. For benchmarks.
 #[doc(hidden)]
-pub fn read_in_pieces(info: Arc<TypeInfo>, text: &str, piece_chars: usize) -> usize {
+pub fn read_in_pieces(info: Arc<TypeInfo>, text: &str, piece_bytes: usize) -> usize {
     let mut reader = PartialReader::new(info);
-    let mut views = 0;
+    in_pieces(text, piece_bytes, |piece| usize::from(reader.push(piece)))
+}
+
+/// Reads `text` as [`read_in_pieces`] does, as an element stream reads it (the elements of a
+/// list answer handed out, no view built); returns how many elements passed. For benchmarks.
+#[doc(hidden)]
+pub fn read_elements_in_pieces(info: Arc<TypeInfo>, text: &str, piece_bytes: usize) -> usize {
+    let mut reader = PartialReader::new(info)
+        .handing_out_elements()
+        .without_view();
+    in_pieces(text, piece_bytes, |piece| {
+        reader.push(piece);
+        reader
+            .take_elements()
+            .iter()
+            .filter(|e| e.value.is_ok())
+            .count()
+    })
+}
+
+/// The sum of `each` over the pieces of `text`.
+fn in_pieces(text: &str, piece_bytes: usize, mut each: impl FnMut(&str) -> usize) -> usize {
+    let mut total = 0;
     let mut rest = text;
     while !rest.is_empty() {
-        let end = rest
-            .char_indices()
-            .nth(piece_chars.max(1))
-            .map_or(rest.len(), |(i, _)| i);
+        let mut end = piece_bytes.max(1).min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
         let (piece, tail) = rest.split_at(end);
-        views += usize::from(reader.push(piece));
+        total += each(piece);
         rest = tail;
     }
-    views
+    total
 }

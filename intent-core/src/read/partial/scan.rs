@@ -22,6 +22,9 @@ pub(super) enum Token<'s> {
     EndArray,
     Colon,
     Comma,
+    /// A whole string that opened and closed within one piece and has no escapes: the same as
+    /// `StringStart`, `StringPart`, `StringEnd`, borrowed from the piece.
+    String(&'s str),
     /// A string opens.
     StringStart,
     /// More of the open string's text, escapes decoded.
@@ -92,11 +95,41 @@ impl Scanner {
                         b':' => Token::Colon,
                         b',' => Token::Comma,
                         b'"' => {
-                            self.state = State::Text;
-                            Token::StringStart
+                            let text = &bytes[i + 1..];
+                            match text.iter().position(|&b| b == b'"' || b == b'\\') {
+                                // The whole string is in this piece.
+                                Some(end) if text[end] == b'"' => {
+                                    i += end + 2;
+                                    if !emit(Token::String(&piece[i - end - 1..i - 1]))? {
+                                        return Ok(i);
+                                    }
+                                    continue;
+                                }
+                                _ => {
+                                    self.state = State::Text;
+                                    Token::StringStart
+                                }
+                            }
                         }
                         b'-' | b'0'..=b'9' | b'a'..=b'z' => {
-                            self.state = State::Word(String::new());
+                            let len = bytes[i..]
+                                .iter()
+                                .position(|&b| !is_word_byte(b))
+                                .unwrap_or(bytes.len() - i);
+                            if i + len == bytes.len() {
+                                // The word may go on in the next piece.
+                                if len > MAX_TOKEN {
+                                    return Err(NotJson);
+                                }
+                                self.state = State::Word(piece[i..].to_owned());
+                                return Ok(bytes.len());
+                            }
+                            let word = &piece[i..i + len];
+                            i += len;
+                            let (value, lossy) = word_token(word)?;
+                            if !emit(Token::Scalar(value, lossy))? {
+                                return Ok(i);
+                            }
                             continue;
                         }
                         _ => return Err(NotJson),
@@ -108,7 +141,10 @@ impl Scanner {
                 }
                 State::Text => {
                     let rest = &piece[i..];
-                    let end = rest.find(['"', '\\']).unwrap_or(rest.len());
+                    let end = rest
+                        .bytes()
+                        .position(|b| b == b'"' || b == b'\\')
+                        .unwrap_or(rest.len());
                     if end > 0 {
                         if self.high.is_some() {
                             return Err(NotJson);
@@ -167,17 +203,19 @@ impl Scanner {
                     }
                 }
                 State::Word(word) => {
-                    let b = bytes[i];
-                    if matches!(b, b'-' | b'+' | b'.' | b'0'..=b'9' | b'a'..=b'z' | b'E') {
-                        if word.len() >= MAX_TOKEN {
-                            return Err(NotJson);
-                        }
-                        word.push(b as char);
-                        i += 1;
+                    let len = bytes[i..]
+                        .iter()
+                        .position(|&b| !is_word_byte(b))
+                        .unwrap_or(bytes.len() - i);
+                    if word.len() + len > MAX_TOKEN {
+                        return Err(NotJson);
+                    }
+                    word.push_str(&piece[i..i + len]);
+                    i += len;
+                    if i == bytes.len() {
                         continue;
                     }
-                    let value = word_value(word)?;
-                    let lossy = crate::read::number::loses_fraction(word, &value);
+                    let (value, lossy) = word_token(word)?;
                     self.state = State::Between;
                     if !emit(Token::Scalar(value, lossy))? {
                         return Ok(i);
@@ -206,6 +244,29 @@ impl Scanner {
             (Some(_), _) => Err(NotJson),
         }
     }
+}
+
+/// A byte a number or literal token may hold.
+fn is_word_byte(b: u8) -> bool {
+    matches!(b, b'-' | b'+' | b'.' | b'0'..=b'9' | b'a'..=b'z' | b'E')
+}
+
+/// A complete number or literal, and whether the number lost a fraction (see [`Token::Scalar`]).
+fn word_token(word: &str) -> Result<(Value, bool), NotJson> {
+    // A plain whole number (no sign but `-`, no leading zero): read at once.
+    let digits = word.strip_prefix('-').unwrap_or(word);
+    if !digits.is_empty()
+        && digits.len() <= 18
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (word == "0" || !digits.starts_with('0'))
+    {
+        if let Ok(n) = word.parse::<i64>() {
+            return Ok((Value::from(n), false));
+        }
+    }
+    let value = word_value(word)?;
+    let lossy = crate::read::number::loses_fraction(word, &value);
+    Ok((value, lossy))
 }
 
 /// A complete number or literal, read by serde_json: JSON's own grammar (`0789` and `+1` are not
@@ -241,6 +302,7 @@ mod tests {
                         Some(s) if s.starts_with('"') && !s.ends_with("\"!") => s.push_str(&p),
                         _ => out.push(format!("\"{p}")),
                     },
+                    Token::String(whole) => out.push(format!("\"{whole}\"!")),
                     Token::StringStart => out.push("\"".into()),
                     Token::StringEnd => out.last_mut().unwrap().push_str("\"!"),
                     other => out.push(format!("{other:?}")),

@@ -20,18 +20,29 @@ fn reader<T: Intent>() -> PartialReader {
 fn views<T: Intent>(text: &str, n: usize) -> (Vec<Value>, PartialReader) {
     let mut reader = reader::<T>();
     let mut out = Vec::new();
+    for piece in pieces(text, n) {
+        if reader.push(piece) {
+            out.push((**reader.value()).clone());
+        }
+    }
+    (out, reader)
+}
+
+/// `text` in pieces of `n` bytes, each cut moved on to the next character's start.
+fn pieces(text: &str, n: usize) -> impl Iterator<Item = &str> {
     let mut at = 0;
-    while at < text.len() {
+    std::iter::from_fn(move || {
+        if at >= text.len() {
+            return None;
+        }
         let mut end = (at + n).min(text.len());
         while !text.is_char_boundary(end) {
             end += 1;
         }
-        if reader.push(&text[at..end]) {
-            out.push((**reader.value()).clone());
-        }
+        let piece = &text[at..end];
         at = end;
-    }
-    (out, reader)
+        Some(piece)
+    })
 }
 
 #[test]
@@ -169,4 +180,84 @@ fn a_number_that_lost_its_fraction_is_refused_as_the_final_reading_refuses_it() 
     // A double that is whole as written is a whole number, as for the final reading.
     let (shown, _) = views::<Vec<u32>>(r#"{"value": [3.0, 1e2]}"#, 1);
     assert_eq!(shown.last().unwrap(), &serde_json::json!([3, 100]));
+}
+
+#[derive(Debug, Deserialize, PartialEq, Intent)]
+struct Rich {
+    name: String,
+    #[intent(min_items = 2)]
+    tags: Vec<String>,
+    attrs: std::collections::HashMap<String, u32>,
+    lines: Vec<Line>,
+}
+
+/// The elements a reader hands out for `text` in pieces of `n` bytes, and its findings.
+fn handed_out(
+    mut reader: PartialReader,
+    text: &str,
+    n: usize,
+) -> (Vec<ClosedElement>, Vec<ResultIssue>) {
+    let mut elements = Vec::new();
+    for piece in pieces(text, n) {
+        reader.push(piece);
+        elements.extend(reader.take_elements());
+    }
+    (elements, reader.issues().to_vec())
+}
+
+#[test]
+fn a_reader_without_a_view_hands_out_what_one_with_a_view_does() {
+    let replies = [
+        // Passing elements with a map checked whole, a list with a rule, nested lists.
+        r#"{"value": [{"name": "a\"b", "tags": ["x", "y"], "attrs": {"k": 1, "l": "2"}, "lines": [{"sku": "S", "quantity": "3", "note": null}]}, {"name": "é😀", "tags": ["p", "q", "r"], "attrs": {}, "lines": []}]}"#,
+        // A list rule broken, a map value of the wrong type, a nested element failing, then
+        // elements after the gap.
+        r#"{"value": [{"name": "a", "tags": ["x"], "attrs": {"k": 1}, "lines": []}, {"name": "b", "tags": ["x", "y"], "attrs": {"k": "many"}, "lines": []}, {"name": "c", "tags": ["x", "y"], "attrs": {}, "lines": [{"sku": "S", "quantity": 0, "note": null}]}, {"name": "d", "tags": ["x", "y"], "attrs": {}, "lines": []}]}"#,
+        // A member missing, a name given twice in a map (the view stops there).
+        r#"[{"name": "a", "tags": ["x", "y"], "lines": []}, {"name": "b", "tags": ["x", "y"], "attrs": {"k": 1, "k": 2}, "lines": []}]"#,
+    ];
+    for text in replies {
+        for n in [1, 3, 16, text.len()] {
+            let info = <Vec<Rich>>::type_info();
+            let with_view = handed_out(
+                PartialReader::new(info.clone()).handing_out_elements(),
+                text,
+                n,
+            );
+            let without = handed_out(
+                PartialReader::new(info)
+                    .handing_out_elements()
+                    .without_view(),
+                text,
+                n,
+            );
+            assert_eq!(with_view, without, "pieces of {n} of {text}");
+        }
+    }
+    // The first reply's elements pass, normalized; the second's fail where they should.
+    let (elements, _) = handed_out(
+        PartialReader::new(<Vec<Rich>>::type_info())
+            .handing_out_elements()
+            .without_view(),
+        replies[0],
+        5,
+    );
+    assert_eq!(elements.len(), 2);
+    let first = elements[0].value.as_ref().unwrap();
+    assert_eq!(first["attrs"], json!({"k": 1, "l": 2}));
+    assert_eq!(first["lines"][0]["quantity"], json!(3));
+    let (elements, _) = handed_out(
+        PartialReader::new(<Vec<Rich>>::type_info())
+            .handing_out_elements()
+            .without_view(),
+        replies[1],
+        7,
+    );
+    let failed: Vec<usize> = elements
+        .iter()
+        .filter(|e| e.value.is_err())
+        .map(|e| e.index)
+        .collect();
+    assert_eq!(failed, [0, 1, 2]);
+    assert!(elements[3].value.is_ok());
 }

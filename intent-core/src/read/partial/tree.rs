@@ -1,5 +1,7 @@
 //! The partial view's places: a value's segment below its container, and the way down to it.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::super::path::push_token;
@@ -7,7 +9,8 @@ use super::super::path::push_token;
 /// One step down from a container.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Seg {
-    Key(String),
+    /// A member name: borrowed from the shape for a struct's member.
+    Key(Cow<'static, str>),
     Index(usize),
 }
 
@@ -19,8 +22,27 @@ pub(super) fn at<'v>(root: &'v mut Value, path: &[Seg]) -> Option<&'v mut Value>
 /// The child at `seg` of `value`.
 pub(super) fn child<'v>(value: &'v mut Value, seg: &Seg) -> Option<&'v mut Value> {
     match (value, seg) {
-        (Value::Object(map), Seg::Key(key)) => map.get_mut(key),
+        // The way down is nearly always the member written last: found without hashing.
+        (Value::Object(map), Seg::Key(key)) => {
+            if map.iter().next_back().is_some_and(|(last, _)| last == key) {
+                map.values_mut().next_back()
+            } else {
+                map.get_mut(key.as_ref())
+            }
+        }
         (Value::Array(items), Seg::Index(i)) => items.get_mut(*i),
+        _ => None,
+    }
+}
+
+/// The child at `seg` of `value`, read only.
+pub(super) fn child_ref<'v>(value: &'v Value, seg: &Seg) -> Option<&'v Value> {
+    match (value, seg) {
+        (Value::Object(map), Seg::Key(key)) => match map.iter().next_back() {
+            Some((last, value)) if last == key => Some(value),
+            _ => map.get(key.as_ref()),
+        },
+        (Value::Array(items), Seg::Index(i)) => items.get(*i),
         _ => None,
     }
 }
@@ -29,7 +51,14 @@ pub(super) fn child<'v>(value: &'v mut Value, seg: &Seg) -> Option<&'v mut Value
 pub(super) fn put(container: &mut Value, seg: &Seg, value: Value) {
     match (container, seg) {
         (Value::Object(map), Seg::Key(key)) => {
-            map.insert(key.clone(), value);
+            // A value shown while open is replaced where it is, without hashing its name.
+            if let Some((last, slot)) = map.iter_mut().next_back() {
+                if last == key {
+                    *slot = value;
+                    return;
+                }
+            }
+            map.insert(key.to_string(), value);
         }
         (Value::Array(items), Seg::Index(i)) if *i == items.len() => items.push(value),
         (Value::Array(items), Seg::Index(i)) => {
@@ -45,7 +74,7 @@ pub(super) fn put(container: &mut Value, seg: &Seg, value: Value) {
 pub(super) fn take(container: &mut Value, seg: &Seg) {
     match (container, seg) {
         (Value::Object(map), Seg::Key(key)) => {
-            map.remove(key);
+            map.remove(key.as_ref());
         }
         (Value::Array(items), Seg::Index(i)) if *i + 1 == items.len() => {
             items.pop();
