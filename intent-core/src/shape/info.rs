@@ -150,26 +150,12 @@ impl TypeInfo {
         self.graph.is_strict(self.root)
     }
 
-    /// True when an object reply with `value` and other keys may be the bare value itself: the target
-    /// is a map or JSON object, or has a member of its own named `value`.
+    /// True when an object reply with `value` and other keys may be the bare value itself: the
+    /// target is a map or JSON object, or has a member named `value` of its own or in a
+    /// flattened member (a flattened map holds any name).
     #[doc(hidden)]
     pub fn accepts_envelope_lookalike(&self) -> bool {
-        let id = self.graph.resolve(self.graph.strip_option(self.root));
-        match self.graph.node(id) {
-            Node::Map { .. } | Node::Scalar(Scalar::Json | Scalar::JsonObject) => true,
-            Node::Struct(s) => match &s.kind {
-                StructKind::Named(fields) => fields.iter().any(|f| {
-                    f.name == ENVELOPE_PROPERTY
-                        || f.aliases.iter().any(|a| a == ENVELOPE_PROPERTY)
-                        || f.flatten
-                }),
-                _ => false,
-            },
-            Node::Enum(e) => e.variants.iter().any(|v| {
-                v.name == ENVELOPE_PROPERTY || v.aliases.iter().any(|a| a == ENVELOPE_PROPERTY)
-            }),
-            _ => false,
-        }
+        may_hold_envelope_name(&self.graph, self.root, 0)
     }
 
     /// One line per member rule: ``- `quantity` of each element of `lines`: at least 1``.
@@ -183,5 +169,29 @@ impl TypeInfo {
         *self
             .fast_read
             .get_or_init(|| decide(&self.graph, self.root))
+    }
+}
+
+/// Whether an object read at `id` may have a member named `value` (see
+/// [`TypeInfo::accepts_envelope_lookalike`]); flattened members are followed `depth` levels
+/// down, to a bound no derived type reaches.
+fn may_hold_envelope_name(graph: &ShapeGraph, id: NodeId, depth: usize) -> bool {
+    let named = |name: &str, aliases: &[std::borrow::Cow<'static, str>]| {
+        name == ENVELOPE_PROPERTY || aliases.iter().any(|a| a == ENVELOPE_PROPERTY)
+    };
+    let id = graph.resolve(graph.strip_option(id));
+    match graph.node(id) {
+        Node::Map { .. } | Node::Scalar(Scalar::Json | Scalar::JsonObject) => true,
+        Node::Struct(s) => match &s.kind {
+            StructKind::Named(fields) => fields.iter().any(|f| {
+                named(&f.name, &f.aliases)
+                    || (f.flatten
+                        && (depth >= 16 || may_hold_envelope_name(graph, f.ty, depth + 1)))
+            }),
+            _ => false,
+        },
+        // A flattened enum's variants put their members beside the others: any name may come.
+        Node::Enum(e) => depth > 0 || e.variants.iter().any(|v| named(&v.name, &v.aliases)),
+        _ => false,
     }
 }

@@ -200,6 +200,7 @@ fn corpus_matches_golden_outcomes() {
         "untagged: second form": Amount = r#"{"value": {"low": 1, "high": "5"}}"#;
         "untagged: no form fits": Amount = r#"{"value": {"low": 1}}"#;
         "flatten and alias": Contact = r#"{"value": {"fullName": "Sam", "City": "Oslo", "zip": "0150"}}"#;
+        "flatten: envelope with other members": Contact = r#"{"value": {"fullName": "Sam", "City": "Oslo", "zip": "0150"}, "note": "x"}"#;
         "flatten: flattened member missing": Contact = r#"{"value": {"name": "Sam", "city": "Oslo"}}"#;
         "own member named value: bare": Reading = r#"{"value": 21.5, "unit": "C"}"#;
         "own member named value: enveloped": Reading = r#"{"value": {"value": 21.5, "unit": "C"}}"#;

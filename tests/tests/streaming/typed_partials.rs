@@ -388,27 +388,35 @@ pub struct Contact {
 
 #[tokio::test]
 async fn flattened_members_read_from_the_same_object_and_skipped_ones_are_absent() {
-    // A bare answer: a struct with a flattened member may have a member called `value`, so the
-    // partial view cannot tell an envelope from the answer and shows the object as written.
-    let reply = r#"{"full-name": "Dana Ortiz", "street": "12 Quay Road", "city": "Leith"}"#;
-    let model = ScriptedProvider::new([reply]).with_stream_chunk_chars(4);
-    let client = IntentClient::new(model);
-    let mut stream = Contact::ai(&client, "card", "Read the contact.").stream();
-    let mut last = None;
-    while let Some(event) = stream.next().await {
-        match event {
-            StreamEvent::Partial(partial) => last = partial.value(),
-            StreamEvent::Done(result) => assert!(result.is_success(), "{:?}", result.issues()),
-            _ => {}
+    // Bare and enveloped: the flattened member has no member called `value`, so `{"value": ..}`
+    // is the envelope for the partial view as for the final reading.
+    let bare = r#"{"full-name": "Dana Ortiz", "street": "12 Quay Road", "city": "Leith"}"#;
+    let enveloped = format!(r#"{{"value": {bare}}}"#);
+    for reply in [bare, enveloped.as_str()] {
+        let model = ScriptedProvider::new([reply]).with_stream_chunk_chars(4);
+        let client = IntentClient::new(model);
+        let mut stream = Contact::ai(&client, "card", "Read the contact.").stream();
+        let mut last = None;
+        while let Some(event) = stream.next().await {
+            match event {
+                StreamEvent::Partial(partial) => {
+                    assert!(partial.json().get("value").is_none(), "{}", partial.json());
+                    last = partial.value();
+                }
+                StreamEvent::Done(result) => {
+                    assert!(result.is_success(), "{:?}", result.issues())
+                }
+                _ => {}
+            }
         }
+        // `ContactPartial` has no `internal_id`: constructing it names every member it has.
+        let expected = ContactPartial {
+            full_name: Some("Dana Ortiz".into()),
+            address: Some(AddressPartial {
+                street: Some("12 Quay Road".into()),
+                city: Some("Leith".into()),
+            }),
+        };
+        assert_eq!(last, Some(expected), "{reply}");
     }
-    // `ContactPartial` has no `internal_id`: constructing it names every member it has.
-    let expected = ContactPartial {
-        full_name: Some("Dana Ortiz".into()),
-        address: Some(AddressPartial {
-            street: Some("12 Quay Road".into()),
-            city: Some("Leith".into()),
-        }),
-    };
-    assert_eq!(last, Some(expected));
 }
