@@ -21,7 +21,7 @@ use super::result::{CollectionResult, ElementIssue};
 use super::run::{conclude_chunk, prepare_chunk, run_chunks, ChunkOutcome, PreparedChunk, Shared};
 use super::verify::below_element;
 use crate::intent::Intent;
-use crate::read::partial::{ClosedElement, PartialReader};
+use crate::read::partial::{ClosedElement, ElementBody, PartialReader};
 use crate::relay::Relay;
 use crate::result::{AttemptRecord, IssueKind, ResultIssue, Usage};
 use crate::schema::ENVELOPE_PROPERTY;
@@ -378,7 +378,8 @@ impl<O: Intent + Clone> Watch<'_, '_, O> {
     /// that may have lost digits was written since the piece before the one that closed it.
     fn closed(&self, state: &mut WatchState<O>, closed: ClosedElement, suspect: bool) {
         let slot = closed.index;
-        let (Some(&position), Ok(mut item)) = (self.prepared.positions.get(slot), closed.value)
+        let (Some(&position), Ok(ElementBody::Json(mut item))) =
+            (self.prepared.positions.get(slot), closed.value)
         else {
             // Beyond the chunk, or failed where its index cannot be trusted: the reply's
             // reading says what is wrong.
@@ -430,7 +431,7 @@ impl<O: Intent + Clone + Send> Relay for Watch<'_, '_, O> {
             return;
         };
         reader.push(piece);
-        let closed = reader.take_elements();
+        let closed: Vec<ClosedElement> = reader.take_elements().collect();
         let in_piece = state.numbers.scan(piece);
         let suspect = state.numbers.suspect || in_piece;
         if closed.is_empty() {

@@ -98,11 +98,59 @@ pub fn read_reply<T: Intent>(info: &TypeInfo, text: &str) -> Result<T, Vec<Resul
     if info.target() == TargetKind::Text {
         return read_text(text);
     }
+    read_typed(info, text)
+}
+
+/// Reads a reply for a JSON (not text) result: the fast path, else the locator and the lenient
+/// path.
+fn read_typed<T: serde::de::DeserializeOwned>(
+    info: &TypeInfo,
+    text: &str,
+) -> Result<T, Vec<ResultIssue>> {
     let answer = after_leading_reasoning(text);
     if let Some(value) = fast::read::<T>(info, answer) {
         return Ok(value);
     }
     answer::deserialize(locate::locate(info, text)?.value)
+}
+
+/// Reads `text`, the JSON of the element at `index` of a reply whose answer is a list (`info`
+/// describes the list, `Vec<E>`), as the reply's reading reads it there: as the list of that
+/// one element, so the same fast path, rules and repairs apply; findings point at the element's
+/// place in the reply.
+pub(crate) fn read_list_element<E: serde::de::DeserializeOwned>(
+    info: &TypeInfo,
+    index: usize,
+    text: &str,
+) -> Result<E, Vec<ResultIssue>> {
+    use crate::schema::ENVELOPE_PROPERTY;
+    if let Some(element) = fast::read_element::<E>(info, text) {
+        return Ok(element);
+    }
+    let mut wrapped = String::with_capacity(text.len() + ENVELOPE_PROPERTY.len() + 8);
+    for part in ["{\"", ENVELOPE_PROPERTY, "\":[", text, "]}"] {
+        wrapped.push_str(part);
+    }
+    let at = || format!("/{ENVELOPE_PROPERTY}/{index}");
+    match read_typed::<Vec<E>>(info, &wrapped) {
+        Ok(mut list) if list.len() == 1 => list.pop().ok_or_else(Vec::new),
+        Ok(list) => Err(vec![ResultIssue::at(
+            at(),
+            IssueKind::Shape,
+            format!("Expected one element here; read {}.", list.len()),
+        )]),
+        Err(issues) => {
+            let one = format!("/{ENVELOPE_PROPERTY}/0");
+            Err(issues
+                .into_iter()
+                .map(|mut issue| {
+                    let below = issue.path.as_deref().and_then(|p| p.strip_prefix(&one));
+                    issue.path = Some(format!("{}{}", at(), below.unwrap_or_default()));
+                    issue
+                })
+                .collect())
+        }
+    }
 }
 
 /// `text` after the reasoning blocks it starts with, so a reasoning model's well-formed answer

@@ -13,9 +13,11 @@ use super::{ElementEvent, Partial, StreamEvent};
 use crate::attempt;
 use crate::call::AiCall;
 use crate::intent::Intent;
-use crate::read::partial::ClosedElement;
+use crate::read::partial::{ClosedElement, ElementBody};
+use crate::read::read_list_element;
 use crate::relay::Relay;
 use crate::result::{AiResult, IssueKind, ResultIssue};
+use crate::shape::TypeInfo;
 
 impl<'a, T> AiCall<'a, T>
 where
@@ -127,7 +129,7 @@ impl<T> Stream for AiStream<'_, T> {
             )),
             Step::Retry(record) => Some(StreamEvent::Retry(record)),
             Step::Done(result) => Some(StreamEvent::Done(result)),
-            Step::Element(_) => None,
+            Step::Element(..) => None,
         })
     }
 }
@@ -164,7 +166,7 @@ impl<E: DeserializeOwned> Stream for ElementStream<'_, E> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.get_mut().driver.poll_map(cx, |step| match step {
-            Step::Element(closed) => Some(element_event(closed)),
+            Step::Element(closed, info) => Some(element_event(&info, closed)),
             Step::Retry(record) => Some(ElementEvent::Retry(record)),
             Step::Done(result) => Some(ElementEvent::Done(result)),
             Step::Partial(..) => None,
@@ -173,9 +175,13 @@ impl<E: DeserializeOwned> Stream for ElementStream<'_, E> {
 }
 
 /// The event of an element that closed: read into an `E`, or its findings.
-fn element_event<E: DeserializeOwned>(closed: ClosedElement) -> ElementEvent<E> {
+fn element_event<E: DeserializeOwned>(info: &TypeInfo, closed: ClosedElement) -> ElementEvent<E> {
     match closed.value {
-        Ok(json) => match serde_json::from_value::<E>(json) {
+        Ok(ElementBody::Text(text)) => match read_list_element::<E>(info, closed.index, &text) {
+            Ok(element) => ElementEvent::Element(closed.index, element),
+            Err(issues) => ElementEvent::Invalid(closed.index, issues),
+        },
+        Ok(ElementBody::Json(json)) => match serde_json::from_value::<E>(json) {
             Ok(element) => ElementEvent::Element(closed.index, element),
             Err(error) => ElementEvent::Invalid(
                 closed.index,

@@ -56,7 +56,8 @@ pub(super) enum Step<T> {
     /// The view changed: the answer so far, its attempt, whether it started over, and the way
     /// down to what is still being written.
     Partial(Arc<serde_json::Value>, u32, bool, super::typed::OpenPath),
-    Element(ClosedElement),
+    /// An element that closed, with the description of the list to read it by.
+    Element(ClosedElement, Arc<TypeInfo>),
     Retry(AttemptRecord),
     Done(AiResult<T>),
 }
@@ -94,9 +95,7 @@ impl<'a, T> Driver<'a, T> {
             queue,
             relayed: VecDeque::new(),
             reader: if elements {
-                PartialReader::new(info)
-                    .handing_out_elements()
-                    .without_view()
+                PartialReader::new(info).elements_as_text()
             } else {
                 PartialReader::new(info)
             },
@@ -172,9 +171,13 @@ impl<'a, T> Driver<'a, T> {
                 }
                 Relayed::Text(text) => {
                     let changed = self.reader.push(&text);
-                    if self.elements {
-                        let closed = self.reader.take_elements();
-                        self.steps.extend(closed.into_iter().map(Step::Element));
+                    if self.elements && self.reader.has_closed_elements() {
+                        let info = self.reader.info().clone();
+                        self.steps.extend(
+                            self.reader
+                                .take_elements()
+                                .map(|closed| Step::Element(closed, info.clone())),
+                        );
                     }
                     // An element stream shows no partials: its reader builds no view.
                     if changed && !self.elements {

@@ -42,6 +42,29 @@ pub(crate) fn read<T: de::DeserializeOwned>(info: &TypeInfo, text: &str) -> Opti
     read_body(info.graph(), info.root(), body)
 }
 
+/// Reads `text`, the JSON of one element of a list answer (`info` describes the list), straight
+/// into `T` when the shape certifies it as it would in the whole reply; `None` sends it to the
+/// lenient path.
+pub(crate) fn read_element<T: de::DeserializeOwned>(info: &TypeInfo, text: &str) -> Option<T> {
+    if info.fast_read(|graph, root| u8::from(eligible(graph, root))) == 0 {
+        return None;
+    }
+    let graph = info.graph();
+    let Node::Seq {
+        item,
+        kind: SeqKind::List,
+    } = graph.accepts(info.root()).node
+    else {
+        return None;
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = checked::seed::<T>(Place::root(graph, *item))
+        .deserialize(&mut de)
+        .ok()?;
+    de.end().ok()?;
+    Some(value)
+}
+
 /// The JSON object that is the whole of `text` (white space aside), or the whole of its one code
 /// fence (```` ```json ````, or no language).
 fn body(text: &str) -> Option<&str> {

@@ -243,7 +243,7 @@ fn a_reader_without_a_view_hands_out_what_one_with_a_view_does() {
         5,
     );
     assert_eq!(elements.len(), 2);
-    let first = elements[0].value.as_ref().unwrap();
+    let first = elements[0].value.as_ref().unwrap().json().unwrap();
     assert_eq!(first["attrs"], json!({"k": 1, "l": 2}));
     assert_eq!(first["lines"][0]["quantity"], json!(3));
     let (elements, _) = handed_out(
@@ -260,4 +260,119 @@ fn a_reader_without_a_view_hands_out_what_one_with_a_view_does() {
         .collect();
     assert_eq!(failed, [0, 1, 2]);
     assert!(elements[3].value.is_ok());
+}
+
+/// Elements by index, each read or refused.
+type ReadElements = Vec<(usize, Result<Rich, Vec<ResultIssue>>)>;
+
+/// The elements of `text` as an element stream reads them (as text, each read on its own),
+/// against the elements of a reader with a view, read from their verified JSON.
+fn elements_both_ways(text: &str, n: usize) -> (ReadElements, ReadElements) {
+    let info = <Vec<Rich>>::type_info();
+    let read = |elements: Vec<ClosedElement>| -> ReadElements {
+        elements
+            .into_iter()
+            .map(|e| {
+                let value = match e.value {
+                    Ok(ElementBody::Json(json)) => {
+                        Ok(serde_json::from_value::<Rich>(json).expect("verified JSON reads"))
+                    }
+                    Ok(ElementBody::Text(text)) => {
+                        crate::read::read_list_element::<Rich>(&info, e.index, &text)
+                    }
+                    Err(issues) => Err(issues),
+                };
+                (e.index, value)
+            })
+            .collect()
+    };
+    let (with_view, _) = handed_out(
+        PartialReader::new(info.clone()).handing_out_elements(),
+        text,
+        n,
+    );
+    let (as_text, _) = handed_out(PartialReader::new(info.clone()).elements_as_text(), text, n);
+    (read(with_view), read(as_text))
+}
+
+#[test]
+fn elements_copied_as_text_read_as_the_verified_ones_do() {
+    let passing = r#"{"value": [{"name": "a\"b]}", "tags": ["x", "y"], "attrs": {"k": 1, "l": "2"}, "lines": [{"sku": "S", "quantity": "3", "note": null}]}, {"name": "é😀", "tags": ["p", "q", "r"], "attrs": {}, "lines": []}]}"#;
+    let failing = r#"{"value": [{"name": "a", "tags": ["x"], "attrs": {"k": 1}, "lines": []}, {"name": "b", "tags": ["x", "y"], "attrs": {"k": "many"}, "lines": []}, {"name": "c", "tags": ["x", "y"], "attrs": {}, "lines": [{"sku": "S", "quantity": 0, "note": null}]}, {"name": "d", "tags": ["x", "y"], "attrs": {}, "lines": []}]}"#;
+    for text in [passing, failing] {
+        for n in [1, 2, 5, 16, text.len()] {
+            let (verified, copied) = elements_both_ways(text, n);
+            let outcome = |list: &[(usize, Result<Rich, Vec<ResultIssue>>)]| -> Vec<(usize, bool)> {
+                list.iter().map(|(i, r)| (*i, r.is_ok())).collect()
+            };
+            assert_eq!(
+                outcome(&verified),
+                outcome(&copied),
+                "pieces of {n} of {text}"
+            );
+            for ((_, a), (_, b)) in verified.iter().zip(&copied) {
+                match (a, b) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b),
+                    (Err(a), Err(b)) => {
+                        // The same place named.
+                        let paths = |issues: &[ResultIssue]| -> Vec<Option<String>> {
+                            issues.iter().map(|i| i.path.clone()).collect()
+                        };
+                        assert_eq!(paths(a), paths(b), "pieces of {n}");
+                    }
+                    _ => unreachable!(),
+                }
+            }
+        }
+    }
+    let (_, copied) = elements_both_ways(passing, 3);
+    assert_eq!(copied.len(), 2);
+    assert_eq!(copied[0].1.as_ref().unwrap().name, "a\"b]}");
+    let (_, copied) = elements_both_ways(failing, 3);
+    let failed: Vec<usize> = copied
+        .iter()
+        .filter(|(_, r)| r.is_err())
+        .map(|(i, _)| *i)
+        .collect();
+    assert_eq!(failed, [0, 1, 2]);
+}
+
+#[test]
+fn an_element_copied_as_text_stops_where_the_reply_is_not_json() {
+    let text = r#"{"value": [{"name": "a", "tags": ["x", "y"], "attrs": {}, "lines": []}, {'name': 'b}'}, {"name": "c", "tags": ["x", "y"], "attrs": {}, "lines": []}]}"#;
+    for n in [1, 4, text.len()] {
+        let (elements, _) = handed_out(
+            PartialReader::new(<Vec<Rich>>::type_info()).elements_as_text(),
+            text,
+            n,
+        );
+        let indexes: Vec<usize> = elements.iter().map(|e| e.index).collect();
+        assert_eq!(indexes, [0], "pieces of {n}");
+    }
+}
+
+#[test]
+fn the_first_quote_or_backslash_is_found_at_any_offset() {
+    let mut text = Vec::new();
+    for len in 0..40 {
+        for at in 0..=len {
+            for mark in [b'"', b'\\'] {
+                text.clear();
+                text.extend((0..len).map(|i| b'a' + (i % 26) as u8));
+                // Bytes one off the marks, and the marks' neighbours, never match.
+                if len > 0 {
+                    text[0] = 0x21;
+                }
+                if at < len {
+                    text[at] = mark;
+                    if at + 1 < len {
+                        text[at + 1] = b'"';
+                    }
+                }
+                let expected = text.iter().position(|&b| b == b'"' || b == b'\\');
+                assert_eq!(raw::quote_or_backslash(&text), expected, "{len} {at}");
+            }
+        }
+    }
+    assert_eq!(raw::quote_or_backslash("é😀\u{5c}".as_bytes()), Some(6));
 }

@@ -1,6 +1,8 @@
 //! The partial view's places: a value's segment below its container, and the way down to it.
+//! Also the container a reader without a view builds on its own ([`Capture`]).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -96,4 +98,43 @@ pub(super) fn pointer<'s>(path: impl IntoIterator<Item = &'s Seg>) -> String {
         }
     }
     out
+}
+
+/// A container built on its own while it is read, by a reader that builds no view: the
+/// outermost open one whose value is needed when it closes.
+#[derive(Debug)]
+pub(super) struct Capture {
+    /// The index of its frame.
+    pub(super) frame: usize,
+    /// The length of `path` inside it: places at this depth or below are in it.
+    pub(super) base: usize,
+    pub(super) root: Value,
+}
+
+/// The tree values are built in at the reader's place, with the way from its root to the open
+/// container: the view, or the captured container (`None` when neither holds the place).
+pub(super) fn tree_here<'t>(
+    view_on: bool,
+    view: &'t mut Arc<Value>,
+    capture: &'t mut Option<Capture>,
+    path: &'t [Seg],
+) -> Option<(&'t mut Value, &'t [Seg])> {
+    if view_on {
+        return Some((Arc::make_mut(view), path));
+    }
+    let capture = capture.as_mut()?;
+    Some((&mut capture.root, path.get(capture.base..)?))
+}
+
+/// The value at `seg` below the open container of a tree (the root itself for `None`).
+pub(super) fn value_in<'t>(
+    root: &'t mut Value,
+    path: &[Seg],
+    seg: Option<&Seg>,
+) -> Option<&'t mut Value> {
+    match seg {
+        Some(seg) => at(root, path).and_then(|c| child(c, seg)),
+        None if path.is_empty() => Some(root),
+        None => None,
+    }
 }
