@@ -8,7 +8,7 @@
 //! each provider has its own). [`IntentClientBuilder::rate_limiter`](crate::IntentClientBuilder::rate_limiter)
 //! sets one provider's limiter by its name: another limit, or a [`RateLimiter`] shared with other
 //! clients of the same key (clones share their state), or, with feature `redis`, one shared by
-//! every process of a fleet through Redis ([`RateLimiter::redis`]).
+//! every process of a fleet through Redis (`RateLimiter::redis`).
 //!
 //! ```
 //! use intent_core::prelude::*;
@@ -66,7 +66,7 @@
 //!
 //! # Across processes
 //!
-//! With feature `redis`, [`RateLimiter::redis`] keeps the schedule in one Redis hash, updated by an
+//! With feature `redis`, `RateLimiter::redis` keeps the schedule in one Redis hash, updated by an
 //! atomic Lua script that reads the time with Redis `TIME`, so the processes' clocks never enter
 //! into it (see `redis.rs`). The mirror of the provider's headers stays in each process.
 

@@ -48,8 +48,7 @@ pub(crate) type OpenPath = Option<Arc<[Seg]>>;
 /// `#[derive(Intent)]` implements it for every type it derives: with `#[intent(partial)]` on a
 /// struct with named fields, as the generated `NamePartial` struct (every member an `Option` of
 /// its member's partial type); without it, as the type itself, read only once complete. The
-/// library implements it for the types it implements [`Intent`](crate::Intent) for (see the
-/// [module docs](self)).
+/// library implements it for the types it implements [`Intent`](crate::Intent) for.
 ///
 /// ```
 /// use intent_core::stream::{HasPartial, PartialView};

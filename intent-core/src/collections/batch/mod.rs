@@ -75,8 +75,7 @@ where
     K: Send + 'a,
     O: Intent + Send + 'a,
 {
-    /// Runs the collection through the provider's batch API (see the [module docs](self)):
-    /// the same chunks, prompts and checks as a live run, submitted as provider batches, the
+    /// Runs the collection through the provider's batch API: the same chunks, prompts and checks as a live run, submitted as provider batches, the
     /// chunks that fail verification asked again in a follow-up batch with their findings, until
     /// `max_attempts`. Returns the same [`CollectionResult`] as `.await`.
     ///
