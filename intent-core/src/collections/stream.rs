@@ -31,24 +31,54 @@ use crate::result::{IssueKind, ResultIssue, Usage};
 /// would grow with the input).
 pub type StreamItem<O> = (usize, Result<O, ElementIssue>);
 
-type Start<'a, O> = Box<dyn FnOnce(Settings) -> BoxStream<'a, StreamItem<O>> + Send + 'a>;
+type Start<'a, O> = Box<dyn FnOnce(Settings<'a, O>) -> BoxStream<'a, StreamItem<O>> + Send + 'a>;
 
-#[derive(Clone)]
-struct Settings {
+/// A rule on each element's value, given to every chunk's `map_each`.
+enum Rule<'a, O> {
+    Require(Predicate<'a, O>, String),
+    Validate(Validator<'a, O>),
+}
+
+type Predicate<'a, O> = Arc<dyn Fn(&O) -> bool + Send + Sync + 'a>;
+type Validator<'a, O> = Arc<dyn Fn(&O) -> Vec<String> + Send + Sync + 'a>;
+
+impl<O> Clone for Rule<'_, O> {
+    fn clone(&self) -> Self {
+        match self {
+            Rule::Require(predicate, message) => Rule::Require(predicate.clone(), message.clone()),
+            Rule::Validate(validator) => Rule::Validate(validator.clone()),
+        }
+    }
+}
+
+struct Settings<'a, O> {
     options: AiRequestOptions,
     chunk_size: usize,
     concurrency: usize,
     usage: Arc<Mutex<Usage>>,
+    rules: Vec<Rule<'a, O>>,
 }
 
-/// The stream [`IntentClient::map_stream`] returns: set `.chunk_size(n)`, `.concurrency(n)` and
-/// `.options(..)` before polling it; it yields `(position, Result<O, ElementIssue>)` in input
+impl<O> Clone for Settings<'_, O> {
+    fn clone(&self) -> Self {
+        Settings {
+            options: self.options.clone(),
+            chunk_size: self.chunk_size,
+            concurrency: self.concurrency,
+            usage: self.usage.clone(),
+            rules: self.rules.clone(),
+        }
+    }
+}
+
+/// The stream [`IntentClient::map_stream`] returns: set `.chunk_size(n)`, `.concurrency(n)`,
+/// `.options(..)`, `.require(..)` and `.validate(..)` before polling it; it yields `(position, Result<O, ElementIssue>)` in input
 /// order, and [`usage`](Self::usage) sums every call made so far.
 #[must_use = "a MapStream does nothing until it is polled"]
 pub struct MapStream<'a, O> {
     start: Option<Start<'a, O>>,
     running: Option<BoxStream<'a, StreamItem<O>>>,
-    settings: Settings,
+    settings: Settings<'a, O>,
 }
 
 impl<O> fmt::Debug for MapStream<'_, O> {
@@ -95,25 +125,37 @@ impl IntentClient {
         O: Intent + Send + 'a,
         I: Serialize + Send + 'a,
     {
-        let start: Start<'a, O> = Box::new(move |settings: Settings| {
+        let start: Start<'a, O> = Box::new(move |settings: Settings<'a, O>| {
             let Settings {
                 options,
                 chunk_size,
                 concurrency,
                 usage,
+                rules,
             } = settings;
             inputs
                 .chunks(chunk_size)
                 .enumerate()
                 .map(move |(number, chunk)| {
                     let options = options.clone();
+                    let rules = rules.clone();
                     async move {
-                        let result = self
+                        let mut call = self
                             .map_each::<O>(&chunk, intent)
                             .options(options)
                             .chunk_size(chunk_size)
-                            .concurrency(1)
-                            .await;
+                            .concurrency(1);
+                        for rule in rules {
+                            call = match rule {
+                                Rule::Require(predicate, message) => {
+                                    call.require(move |value| predicate(value), message)
+                                }
+                                Rule::Validate(validator) => {
+                                    call.validate(move |value| validator(value))
+                                }
+                            };
+                        }
+                        let result = call.await;
                         drop(chunk);
                         (number * chunk_size, result)
                     }
@@ -177,8 +219,64 @@ impl IntentClient {
                 chunk_size: DEFAULT_CHUNK_SIZE,
                 concurrency: DEFAULT_CONCURRENCY,
                 usage: Arc::new(Mutex::new(Usage::default())),
+                rules: Vec::new(),
             },
         }
+    }
+}
+
+impl<'a, O> MapStream<'a, O> {
+    /// Adds a rule on each element's value, as [`CollectionCall::require`] does for every chunk:
+    /// stated in each chunk's output requirements, and when `predicate` is false, `message` goes
+    /// back to the model for that element. No effect once the stream was first polled.
+    ///
+    /// [`CollectionCall::require`]: super::CollectionCall::require
+    ///
+    /// ```
+    /// use futures::StreamExt;
+    /// use intent_core::prelude::*;
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// # rt.block_on(async {
+    /// let client = IntentClient::new(ScriptedProvider::new([
+    ///     r#"{"value": [{"index": 0, "value": 0}]}"#,
+    ///     r#"{"value": [{"index": 0, "value": 3}]}"#,
+    /// ]));
+    /// let mut scores = client
+    ///     .map_stream::<u8, _>(futures::stream::iter(["fine"]), "Score it from 1 to 5.")
+    ///     .require(|score| (1..=5).contains(score), "Score from 1 to 5.");
+    /// assert_eq!(scores.next().await.map(|(_, score)| score.ok()), Some(Some(3)));
+    /// # });
+    /// ```
+    pub fn require(
+        mut self,
+        predicate: impl Fn(&O) -> bool + Send + Sync + 'a,
+        message: impl Into<String>,
+    ) -> Self {
+        self.settings
+            .rules
+            .push(Rule::Require(Arc::new(predicate), message.into()));
+        self
+    }
+
+    /// Adds a validator on each element's value, as [`CollectionCall::validate`] does for every
+    /// chunk: every message it returns is an issue for that element that goes back to the
+    /// model. No effect once the stream was first polled.
+    ///
+    /// [`CollectionCall::validate`]: super::CollectionCall::validate
+    ///
+    /// ```
+    /// # use intent_core::prelude::*;
+    /// # let client = IntentClient::new(ScriptedProvider::new(["{}"]));
+    /// let stream = client
+    ///     .map_stream::<String, _>(futures::stream::iter(["a"]), "Name a colour.")
+    ///     .validate(|name| if name.is_empty() { vec!["Name a colour.".into()] } else { vec![] });
+    /// # drop(stream);
+    /// ```
+    pub fn validate(mut self, validator: impl Fn(&O) -> Vec<String> + Send + Sync + 'a) -> Self {
+        self.settings
+            .rules
+            .push(Rule::Validate(Arc::new(validator)));
+        self
     }
 }
 

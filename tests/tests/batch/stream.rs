@@ -111,3 +111,54 @@ async fn map_stream_yields_in_input_order_retries_failed_chunks_alone_and_reads_
     assert_eq!(provider.calls.load(Ordering::SeqCst), 8);
     assert_eq!(stream.usage().calls, 8);
 }
+
+#[tokio::test]
+async fn map_stream_states_and_checks_require_and_validate_rules_in_every_chunk() {
+    // Chunk 1 breaks the rule, then mends it; chunk 2's value fails the validator both times.
+    let model = ScriptedProvider::new([
+        r#"{"value": [{"index": 0, "value": 9}, {"index": 1, "value": 2}]}"#,
+        r#"{"value": [{"index": 0, "value": 3}, {"index": 1, "value": 2}]}"#,
+        r#"{"value": [{"index": 0, "value": 4}]}"#,
+        r#"{"value": [{"index": 0, "value": 4}]}"#,
+    ]);
+    let client = IntentClient::new(model.clone());
+    let results: Vec<(usize, Result<u8, intent_core::collections::ElementIssue>)> = client
+        .map_stream::<u8, _>(futures::stream::iter(["ok", "fine", "meh"]), "Score it.")
+        .chunk_size(2)
+        .concurrency(1)
+        .options(AiRequestOptions {
+            max_attempts: Some(2),
+            ..AiRequestOptions::default()
+        })
+        .require(|score| (1..=5).contains(score), "Score from 1 to 5.")
+        .validate(|score| {
+            if *score == 4 {
+                vec!["Four is not a score here.".into()]
+            } else {
+                vec![]
+            }
+        })
+        .collect()
+        .await;
+    assert_eq!(results[0].1.as_ref().ok(), Some(&3));
+    assert_eq!(results[1].1.as_ref().ok(), Some(&2));
+    let issue = results[2].1.as_ref().unwrap_err();
+    assert_eq!(issue.position, 2);
+    assert!(
+        issue.issue.message.contains("Four is not a score here."),
+        "{issue:?}"
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 4);
+    // The rule is stated up front in every chunk's first prompt, and its breach sent back.
+    for request in [&requests[0], &requests[2]] {
+        assert!(
+            request.user.contains("Score from 1 to 5."),
+            "{}",
+            request.user
+        );
+        assert!(!request.user.contains("## Previous attempt"));
+    }
+    assert!(requests[1].user.contains("## Previous attempt"));
+    assert!(requests[3].user.contains("Four is not a score here."));
+}

@@ -276,8 +276,8 @@ impl PartialReader {
         self
     }
 
-    /// The reader, building no view ([`value`](Self::value) stays `Null`): for an element
-    /// stream, which shows none, at about half the work.
+    /// The reader, building no view ([`value`](Self::value) stays `Null`): for a consumer of
+    /// elements, which shows none, without the work of the view's tree.
     pub(crate) fn without_view(mut self) -> Self {
         self.view_on = false;
         self
