@@ -86,6 +86,8 @@ pub(super) struct ChunkOutcome<O> {
 /// A chunk ready to be asked: its slots, its options with the count requirement, and its plan
 /// (or why it could not be planned).
 pub(super) struct PreparedChunk {
+    /// The shape of the chunk's answer (for `map_values`, a struct of one member per key).
+    pub(super) info: Arc<TypeInfo>,
     pub(super) positions: Vec<usize>,
     pub(super) keys: Vec<String>,
     pub(super) input: SerializedInput,
@@ -332,6 +334,7 @@ pub(super) fn prepare_chunk<O: Intent>(shared: &Shared<'_, O>, chunk: ChunkInput
     let plan = prompt::plan(&info, &options, shared.intent, &input)
         .map_err(|error| ResultIssue::new(IssueKind::Request, error.to_string()));
     PreparedChunk {
+        info,
         positions,
         keys,
         input,

@@ -21,6 +21,7 @@ use super::result::{CollectionResult, ElementIssue};
 use super::run::{conclude_chunk, prepare_chunk, run_chunks, ChunkOutcome, PreparedChunk, Shared};
 use super::verify::below_element;
 use crate::intent::Intent;
+use crate::read::join_pointer;
 use crate::read::partial::{ClosedElement, ElementBody, PartialReader};
 use crate::relay::Relay;
 use crate::result::{AttemptRecord, IssueKind, ResultIssue, Usage};
@@ -109,9 +110,10 @@ type CallFuture<'a, K, O> = Pin<Box<dyn Future<Output = CollectionResult<K, O>> 
 ///   `validate` checks. An element written with a fraction, an exponent or more than 15 digits in
 ///   a row waits for the end of its reply: only the whole reply's reading knows whether such a
 ///   number lost digits.
-/// - `map_values`: the members of a chunk's reply are delivered when the reply ends, from the
-///   same reading that verifies it: a member is named exactly as its key only once the reply is
-///   read whole (a member written `"SKU 2"` for the key `"sku 2"` is a finding, not an answer).
+/// - `map_values`: each member of a chunk's reply is delivered the moment it closes, if it is
+///   named exactly as its key and passes the same checks (a member written `"SKU 2"` for the key
+///   `"sku 2"` is the reply's reading's to judge: a finding, not an answer); numbers as for
+///   `map_each`.
 /// - An attempt that fails delivers what its reply got right, element by element, then a
 ///   [`CollectionEvent::Retry`]; the chunk is asked again with its findings, as for `.await`.
 /// - With a judge (`AiRequestOptions::judge`), nothing is certain before the judge has seen the
@@ -300,13 +302,20 @@ async fn run_chunk<O: Intent + Clone + Send>(
         queue: &queue,
         state: Mutex::new(WatchState {
             // A judge sees the whole reply: until it has, no element is certain.
-            reader: each_info
-                .filter(|_| prepared.options.judge.is_none())
-                .map(|info| {
+            reader: match (shared.mode, each_info) {
+                _ if prepared.options.judge.is_some() => None,
+                (Mode::Each, Some(info)) => Some(
                     PartialReader::new(info)
                         .handing_out_elements()
-                        .without_view()
-                }),
+                        .without_view(),
+                ),
+                (Mode::Each, None) => None,
+                (Mode::Keyed, _) => Some(
+                    PartialReader::new(prepared.info.clone())
+                        .handing_out_members()
+                        .without_view(),
+                ),
+            },
             delivered: (0..prepared.positions.len()).map(|_| None).collect(),
             numbers: NumberScan::default(),
         }),
@@ -374,8 +383,9 @@ impl<O: Intent + Clone> Watch<'_, '_, O> {
         }
     }
 
-    /// A `map_each` element that closed at `closed.index` in the reply; `suspect` when a number
-    /// that may have lost digits was written since the piece before the one that closed it.
+    /// A `map_each` element that closed at `closed.index` in the reply, or a `map_values` member
+    /// of the key at that slot; `suspect` when a number that may have lost digits was written
+    /// since the piece before the one that closed it.
     fn closed(&self, state: &mut WatchState<O>, closed: ClosedElement, suspect: bool) {
         let slot = closed.index;
         let (Some(&position), Ok(ElementBody::Json(mut item))) =
@@ -385,16 +395,24 @@ impl<O: Intent + Clone> Watch<'_, '_, O> {
             // reading says what is wrong.
             return;
         };
-        if state.delivered[slot].is_some()
-            || item.get("index").and_then(Value::as_u64) != u64::try_from(position).ok()
-        {
+        if state.delivered[slot].is_some() {
             return;
         }
-        let Some(value) = item
-            .as_object_mut()
-            .and_then(|object| object.remove(ENVELOPE_PROPERTY))
-        else {
-            return;
+        let value = match self.shared.mode {
+            // The member of the key's name is the key's value.
+            Mode::Keyed => item,
+            Mode::Each => {
+                if item.get("index").and_then(Value::as_u64) != u64::try_from(position).ok() {
+                    return;
+                }
+                let Some(value) = item
+                    .as_object_mut()
+                    .and_then(|object| object.remove(ENVELOPE_PROPERTY))
+                else {
+                    return;
+                };
+                value
+            }
         };
         // Whether a written number lost digits is known to the whole reply's reading only.
         if suspect || holds_float(&value) {
@@ -406,7 +424,11 @@ impl<O: Intent + Clone> Watch<'_, '_, O> {
                 let issues = issues
                     .into_iter()
                     .map(|issue| {
-                        let path = format!("/{position}{}", below_element(&issue));
+                        let element = match self.shared.mode {
+                            Mode::Each => format!("/{position}"),
+                            Mode::Keyed => join_pointer("", &self.prepared.keys[slot]),
+                        };
+                        let path = format!("{element}{}", below_element(&issue));
                         ResultIssue::at(path, issue.kind, issue.message)
                     })
                     .collect();

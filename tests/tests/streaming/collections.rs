@@ -369,7 +369,7 @@ async fn an_element_out_of_place_is_never_delivered_under_another_index() {
 }
 
 #[tokio::test]
-async fn map_values_delivers_each_key_once_from_the_reply_that_names_it_exactly() {
+async fn map_values_delivers_each_key_once_as_it_closes_named_exactly() {
     let tickets = BTreeMap::from([
         ("sku 1", "lamp"),
         ("sku 2", "table"),
@@ -418,6 +418,13 @@ async fn map_values_delivers_each_key_once_from_the_reply_that_names_it_exactly(
             "done"
         ]
     );
+    // A member is delivered the moment it closes, before its reply ends.
+    let (_, streamed) = events
+        .iter()
+        .find(|(e, _)| matches!(e, CollectionEvent::Element(key, _) if *key == "sku 3"))
+        .expect("sku 3 delivered");
+    let (text, ended) = streamed.last().expect("a reply streamed");
+    assert!(!ended && !text.contains("Schreibtisch"), "{text}");
     let result = done(&events);
     assert_eq!(result.values(), awaited.values());
     assert_eq!(result.keys(), awaited.keys());
@@ -626,4 +633,32 @@ async fn finish_after_done_was_read_says_so_instead_of_a_result() {
         .issue
         .message
         .contains("already yielded its result"));
+}
+
+#[tokio::test]
+async fn a_map_values_member_that_fails_a_check_is_invalid_under_its_key_as_it_closes() {
+    let scores = BTreeMap::from([("a", "fine"), ("b", "good")]);
+    let (client, log) = watched(&[
+        r#"{"value": {"a": 42, "b": 4}}"#,
+        r#"{"value": {"a": 3, "b": 4}}"#,
+    ]);
+    let stream = client
+        .map_values::<u8, _, _>(&scores, "Score it.")
+        .require(|score| *score <= 5, "Score from 0 to 5.")
+        .stream_elements();
+    let events = events(stream, &log).await;
+    let (issues, streamed) = events
+        .iter()
+        .find_map(|(e, streamed)| match e {
+            CollectionEvent::Invalid(key, issues) if *key == "a" => Some((issues, streamed)),
+            _ => None,
+        })
+        .expect("a is invalid");
+    assert_eq!(issues[0].path.as_deref(), Some("/a"));
+    assert!(issues[0].message.contains("Score from 0 to 5."));
+    // Reported before the first reply ended.
+    assert!(!streamed[0].1, "{:?}", streamed[0]);
+    let result = done(&events);
+    assert!(result.is_complete());
+    assert_eq!(result.values(), [Some(3), Some(4)]);
 }

@@ -144,6 +144,9 @@ struct Slot {
     temporary: bool,
     /// Its index, when it is an element of the answer's list.
     element: Option<usize>,
+    /// Its member's index, when it is a member of the answer's struct handed out
+    /// ([`PartialReader::handing_out_members`]).
+    member: Option<usize>,
 }
 
 impl Slot {
@@ -156,6 +159,7 @@ impl Slot {
             inside: false,
             temporary: false,
             element: None,
+            member: None,
         }
     }
 
@@ -235,6 +239,8 @@ pub(crate) struct PartialReader {
     capture: Option<Capture>,
     /// Whether object and list elements of the answer's list are handed out as text.
     raw_elements: bool,
+    /// Whether the members of a struct answer are handed out as they close, as elements are.
+    hand_out_members: bool,
     raw: Option<RawElement>,
 }
 
@@ -266,6 +272,7 @@ impl PartialReader {
             view_on: true,
             capture: None,
             raw_elements: false,
+            hand_out_members: false,
             raw: None,
         }
     }
@@ -273,6 +280,16 @@ impl PartialReader {
     /// The reader, handing out the answer list's elements as they close.
     pub(crate) fn handing_out_elements(mut self) -> Self {
         self.hand_out = true;
+        self
+    }
+
+    /// The reader, handing out the members of a struct answer as they close and verify, as
+    /// [`take_elements`](Self::take_elements) hands out elements (each [`ClosedElement`]'s
+    /// index is the member's index in the struct): for a `map_values` chunk, whose answer is a
+    /// struct of one member per key.
+    pub(crate) fn handing_out_members(mut self) -> Self {
+        self.hand_out = true;
+        self.hand_out_members = true;
         self
     }
 
@@ -302,10 +319,12 @@ impl PartialReader {
     /// Starts over, for a new reply.
     pub(crate) fn reset(&mut self) {
         let (hand_out, view_on, raw) = (self.hand_out, self.view_on, self.raw_elements);
+        let members = self.hand_out_members;
         *self = PartialReader::new(self.info.clone());
         self.hand_out = hand_out;
         self.view_on = view_on;
         self.raw_elements = raw;
+        self.hand_out_members = members;
     }
 
     /// The answer so far: `Null` until it begins, the text so far for a text result.
@@ -570,6 +589,7 @@ impl PartialReader {
                 inside: false,
                 temporary: *gap,
                 element: frame.slot.is_answer().then_some(index),
+                member: None,
             },
             Check::Whole | Check::Inside => Slot::inside(seg),
             _ => Slot::hidden(),
@@ -602,6 +622,7 @@ impl PartialReader {
             inside: false,
             temporary: false,
             element: None,
+            member: None,
         }
     }
 
@@ -706,7 +727,7 @@ impl PartialReader {
         match check {
             Check::Whole => slot.place.is_some(),
             Check::Members { .. } | Check::Elements { .. } => {
-                (self.hand_out && slot.element.is_some())
+                (self.hand_out && (slot.element.is_some() || slot.member.is_some()))
                     || slot.field.is_some_and(|r| {
                         !struct_fields(self.info.graph().node(r.owner))[r.index]
                             .rules
@@ -748,7 +769,14 @@ impl PartialReader {
         let slot = match &mut frame.check {
             Check::Members { owner, claimed } => {
                 let fields = struct_fields(graph.node(*owner));
-                match field_named(fields, name) {
+                // A member handed out must be named exactly: a near miss is the final
+                // reading's to judge.
+                let found = if self.hand_out_members && frame.slot.is_answer() {
+                    fields.iter().enumerate().find(|(_, f)| f.name == name)
+                } else {
+                    field_named(fields, name)
+                };
+                match found {
                     Some((index, field)) if !claimed[index] => {
                         claimed[index] = true;
                         Slot {
@@ -762,6 +790,8 @@ impl PartialReader {
                             inside: false,
                             temporary: false,
                             element: None,
+                            member: (self.hand_out_members && frame.slot.is_answer())
+                                .then_some(index),
                         }
                     }
                     _ => Slot::hidden(),
@@ -942,7 +972,7 @@ impl PartialReader {
                 .collect()
         };
         let mut value = value;
-        if let Some(index) = slot.element.filter(|_| self.hand_out) {
+        if let Some(index) = slot.element.or(slot.member).filter(|_| self.hand_out) {
             let element = if passed {
                 let value = match &mut value {
                     // Without a view, nothing else keeps it.
