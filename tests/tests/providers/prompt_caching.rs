@@ -7,7 +7,7 @@ use intent_core::provider::OpenAiApi;
 use serde_json::{json, Value};
 use wiremock::MockServer;
 
-use crate::support::{answering, body_of, quick_retries, sent};
+use crate::support::{answering, body_of, openai, quick_retries, sent};
 
 fn caching() -> AiRequestOptions {
     AiRequestOptions {
@@ -22,12 +22,6 @@ async fn cached_count(client: &IntentClient) -> AiResult<u32> {
     u32::ai(client, "2 apples", "Count.")
         .options(caching())
         .await
-}
-
-fn openai(server: &MockServer) -> OpenAiProvider {
-    OpenAiProvider::new("sk-test")
-        .with_base_url(format!("{}/v1", server.uri()))
-        .with_retry_policy(quick_retries(1))
 }
 
 /// The keys sent by two calls with the same intent and different inputs, and one with another

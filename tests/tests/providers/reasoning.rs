@@ -3,14 +3,14 @@
 
 use intent_core::prelude::*;
 use intent_core::provider::{
-    AnthropicProvider, FinishReason, GeminiProvider, OpenAiProvider, Provider, ProviderErrorKind,
+    AnthropicProvider, FinishReason, GeminiProvider, Provider, ProviderErrorKind,
 };
 use intent_core::AiRequest;
 use intent_core::Usage;
 use serde_json::{json, Value};
 use wiremock::{MockServer, ResponseTemplate};
 
-use crate::support::{answering, body_of, failing_then, quick_retries, sent};
+use crate::support::{answering, anthropic, body_of, failing_then, openai, quick_retries, sent};
 
 fn thinking_request(budget: Option<u32>, effort: Option<ReasoningEffort>) -> AiRequest {
     let mut request = AiRequest::new("You are terse.", "Say hi.");
@@ -64,12 +64,6 @@ fn usage_sums_reasoning_tokens_and_reads_records_written_before_them() {
 }
 
 // ---- OpenAI Chat Completions ----
-
-fn openai(server: &MockServer) -> OpenAiProvider {
-    OpenAiProvider::new("sk-test")
-        .with_base_url(format!("{}/v1", server.uri()))
-        .with_retry_policy(quick_retries(1))
-}
 
 fn chat_reply(message: Value) -> Value {
     json!({
@@ -177,12 +171,6 @@ async fn a_typed_call_sums_reasoning_tokens_over_its_attempts() {
 }
 
 // ---- Anthropic extended thinking ----
-
-fn anthropic(server: &MockServer) -> AnthropicProvider {
-    AnthropicProvider::new("sk-ant-test")
-        .with_base_url(server.uri())
-        .with_retry_policy(quick_retries(1))
-}
 
 fn messages_reply(content: Value) -> Value {
     json!({

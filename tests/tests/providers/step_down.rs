@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{body_partial_json, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::support::{body_of, failing_then, quick_retries, sent};
+use crate::support::{anthropic, body_of, failing_then, openai, quick_retries, sent};
 
 const ORDER: &str = r#"{"value": {"id": "A-1", "lines": [{"sku": "X-1", "quantity": 2}]}}"#;
 
@@ -24,18 +24,6 @@ fn chat_reply(content: &str) -> Value {
                      "message": {"role": "assistant", "content": content}}],
         "usage": {"prompt_tokens": 80, "completion_tokens": 20, "total_tokens": 100}
     })
-}
-
-fn openai(server: &MockServer) -> OpenAiProvider {
-    OpenAiProvider::new("sk-test")
-        .with_base_url(format!("{}/v1", server.uri()))
-        .with_retry_policy(quick_retries(1))
-}
-
-fn anthropic(server: &MockServer) -> AnthropicProvider {
-    AnthropicProvider::new("sk-ant-test")
-        .with_base_url(server.uri())
-        .with_retry_policy(quick_retries(1))
 }
 
 fn gemini(server: &MockServer) -> GeminiProvider {

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::support::{body_of, quick_retries, sent};
+use crate::support::{anthropic, body_of, openai, sent};
 
 /// A line of an order (cloned: a collection stream yields each value and keeps it for `Done`).
 #[derive(Debug, Clone, PartialEq, Deserialize, Intent)]
@@ -114,18 +114,6 @@ fn anthropic_schema_refusal() -> ResponseTemplate {
         "type": "invalid_request_error",
         "message": "output_config.format.schema: Invalid schema: The compiled grammar is too large, which would cause performance issues."
     }, "request_id": "req_1"}))
-}
-
-fn openai(server: &MockServer) -> OpenAiProvider {
-    OpenAiProvider::new("sk-test")
-        .with_base_url(format!("{}/v1", server.uri()))
-        .with_retry_policy(quick_retries(1))
-}
-
-fn anthropic(server: &MockServer) -> AnthropicProvider {
-    AnthropicProvider::new("sk-ant-test")
-        .with_base_url(server.uri())
-        .with_retry_policy(quick_retries(1))
 }
 
 /// The step-down notice, as `.await` records it.

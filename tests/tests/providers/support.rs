@@ -5,7 +5,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use intent_core::provider::RetryPolicy;
+use intent_core::provider::{AnthropicProvider, OpenAiProvider, RetryPolicy};
 use serde_json::Value;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -18,6 +18,20 @@ pub fn quick_retries(max_retries: u32) -> RetryPolicy {
         max_backoff: Duration::from_millis(20),
         max_retry_after: Duration::from_secs(2),
     }
+}
+
+/// An OpenAI provider for `server`, with a test key and one quick retry.
+pub fn openai(server: &MockServer) -> OpenAiProvider {
+    OpenAiProvider::new("sk-test")
+        .with_base_url(format!("{}/v1", server.uri()))
+        .with_retry_policy(quick_retries(1))
+}
+
+/// An Anthropic provider for `server`, with a test key and one quick retry.
+pub fn anthropic(server: &MockServer) -> AnthropicProvider {
+    AnthropicProvider::new("sk-ant-test")
+        .with_base_url(server.uri())
+        .with_retry_policy(quick_retries(1))
 }
 
 /// A server that answers every POST with `body`.

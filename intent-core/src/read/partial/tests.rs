@@ -84,12 +84,9 @@ fn list_elements_are_handed_out_as_they_close_each_once_at_their_index() {
     for n in [1, 2, 7, 500] {
         let mut reader = reader::<Vec<Line>>();
         let mut elements = Vec::new();
-        let mut at = 0;
-        while at < text.len() {
-            let end = (at + n).min(text.len());
-            reader.push(&text[at..end]);
+        for piece in pieces(text, n) {
+            reader.push(piece);
             elements.extend(reader.take_elements());
-            at = end;
         }
         let indexes: Vec<usize> = elements.iter().map(|e| e.index).collect();
         assert_eq!(indexes, [0, 1, 2], "pieces of {n}");
@@ -164,12 +161,9 @@ fn a_number_that_lost_its_fraction_is_refused_as_the_final_reading_refuses_it() 
     for n in [1, 3, 500] {
         let mut reader = reader::<Vec<u32>>();
         let mut elements = Vec::new();
-        let mut at = 0;
-        while at < text.len() {
-            let end = (at + n).min(text.len());
-            reader.push(&text[at..end]);
+        for piece in pieces(text, n) {
+            reader.push(piece);
             elements.extend(reader.take_elements());
-            at = end;
         }
         assert!(elements[0].value.is_err(), "pieces of {n}");
         assert!(
