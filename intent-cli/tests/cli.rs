@@ -11,6 +11,10 @@ use tokio::process::Command;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+#[cfg(feature = "map")]
+#[path = "cli/map.rs"]
+mod map;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()

@@ -55,9 +55,13 @@
 mod batch;
 mod call;
 mod chunk;
+#[cfg(feature = "arrow")]
+mod columns;
 mod each;
 mod observed;
 mod result;
+#[cfg(feature = "arrow")]
+mod rows;
 mod run;
 mod stream;
 mod streamed;
