@@ -19,6 +19,7 @@ pub enum Format {
 
 impl Format {
     /// The format a file's extension names.
+    #[cfg_attr(not(feature = "map"), allow(dead_code))]
     pub fn of(path: &std::path::Path) -> Option<Format> {
         let extension = path.extension()?.to_str()?.to_ascii_lowercase();
         Some(match extension.as_str() {

@@ -206,7 +206,7 @@ pub struct OutputFile {
 }
 
 enum Writer {
-    Csv(arrow_csv::Writer<BufWriter<File>>),
+    Csv(Box<arrow_csv::Writer<BufWriter<File>>>),
     Jsonl(BufWriter<File>),
     Parquet(Box<ArrowWriter<File>>),
 }
@@ -238,11 +238,11 @@ impl OutputFile {
             ))
         })?;
         let writer = match format {
-            Format::Csv => Writer::Csv(
+            Format::Csv => Writer::Csv(Box::new(
                 arrow_csv::WriterBuilder::new()
                     .with_header(true)
                     .build(BufWriter::new(file)),
-            ),
+            )),
             Format::Jsonl => Writer::Jsonl(BufWriter::new(file)),
             Format::Parquet => {
                 let properties = WriterProperties::builder()

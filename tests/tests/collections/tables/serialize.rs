@@ -8,7 +8,7 @@ use arrow_array::builder::{Int32Builder, MapBuilder, StringBuilder};
 use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::GenericListViewArray;
 use arrow_array::{
-    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Date64Array, Decimal128Array,
+    ArrayRef, BinaryArray, BooleanArray, Date32Array, Date64Array, Decimal128Array,
     Decimal256Array, Decimal32Array, Decimal64Array, DictionaryArray, DurationMicrosecondArray,
     DurationMillisecondArray, DurationNanosecondArray, DurationSecondArray, FixedSizeListArray,
     Float16Array, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array,
@@ -449,7 +449,7 @@ fn one(name: &str, array: ArrayRef) -> RecordBatch {
 }
 
 fn refusal(batch: &RecordBatch) -> String {
-    Table::from_arrow(batch).err().expect("refused").to_string()
+    Table::from_arrow(batch).expect_err("refused").to_string()
 }
 
 #[test]
