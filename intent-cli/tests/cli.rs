@@ -96,18 +96,22 @@ fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
+/// The last user message of a chat completion request's body.
+fn user_message(body: &Value) -> &str {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rfind(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+}
+
 /// Answers each chat completion by the first rule whose needle is in the user message.
 struct ByContent(Vec<(&'static str, Value)>);
 
 impl Respond for ByContent {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
-        let user = body["messages"]
-            .as_array()
-            .and_then(|m| m.iter().rfind(|m| m["role"] == "user"))
-            .and_then(|m| m["content"].as_str())
-            .unwrap_or_default()
-            .to_owned();
+        let user = user_message(&body);
         let content = self
             .0
             .iter()

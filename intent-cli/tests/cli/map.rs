@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use super::{intent, s, Ran};
+use super::{intent, s, user_message, Ran};
 
 const CATALOG: &str = "intents:
   - name: triage
@@ -84,18 +84,13 @@ fn row_answer(intent: &str, row: &Value) -> Value {
 impl Respond for Rows {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let body: Value = serde_json::from_slice(&request.body).unwrap();
-        let user = body["messages"]
-            .as_array()
-            .and_then(|m| m.iter().rfind(|m| m["role"] == "user"))
-            .and_then(|m| m["content"].as_str())
-            .unwrap_or_default()
-            .to_owned();
-        let items = chunk_rows(&user);
+        let user = user_message(&body);
+        let items = chunk_rows(user);
         let answers: Vec<Value> = items
             .iter()
             .map(|item| {
                 self.seen.0.lock().unwrap().push(item["input"].clone());
-                json!({"index": item["index"], "value": row_answer(&user, &item["input"])})
+                json!({"index": item["index"], "value": row_answer(user, &item["input"])})
             })
             .collect();
         ResponseTemplate::new(200)
@@ -465,6 +460,21 @@ async fn map_runs_100_000_parquet_rows_in_bounded_memory_with_every_row_written(
     assert!(peaks[1] < 200 * 1024, "peak memory {} kB", peaks[1]);
 }
 
+/// Starts `command`, and kills it (as `kill -9` does) once `ready` holds.
+async fn kill_when(mut command: tokio::process::Command, what: &str, ready: impl Fn() -> bool) {
+    let mut child = command.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !ready() {
+        assert!(
+            Instant::now() < deadline,
+            "not reached within a minute: {what}"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "ended before: {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    child.kill().await.unwrap();
+}
+
 #[tokio::test]
 async fn a_run_killed_mid_way_resumes_from_its_state_file_without_sending_an_answered_row_again() {
     let folder = Folder::new();
@@ -488,22 +498,12 @@ async fn a_run_killed_mid_way_resumes_from_its_state_file_without_sending_an_ans
         "2",
     ];
 
-    let mut child = command(&folder, &server, &args).spawn().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let recorded = std::fs::read_to_string(&state)
-            .map(|t| t.lines().count())
-            .unwrap_or(0);
-        if recorded > 600 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the first run recorded only {recorded} lines"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    child.kill().await.unwrap();
+    kill_when(
+        command(&folder, &server, &args),
+        "the first run recorded 600 rows",
+        || std::fs::read_to_string(&state).map_or(0, |t| t.lines().count()) > 600,
+    )
+    .await;
     assert!(!out.exists(), "a killed run leaves no output");
     let recorded: Vec<i64> = std::fs::read_to_string(&state)
         .unwrap()
@@ -560,11 +560,7 @@ fn completion(content: String) -> Value {
 }
 
 fn answer_body(body: &Value) -> (Vec<i64>, String) {
-    let user = body["messages"]
-        .as_array()
-        .and_then(|m| m.iter().rfind(|m| m["role"] == "user"))
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or_default();
+    let user = user_message(body);
     let items = chunk_rows(user);
     let ids = items
         .iter()
@@ -687,19 +683,18 @@ async fn a_batch_run_killed_while_waiting_resumes_its_batch_and_submits_no_row_t
         "100",
     ];
 
-    let mut child = command(&folder, &server, &args).spawn().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while api
-        .batches
-        .lock()
-        .unwrap()
-        .first()
-        .is_none_or(|(_, looks)| *looks < 3)
-    {
-        assert!(Instant::now() < deadline, "the first run created no batch");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    child.kill().await.unwrap();
+    kill_when(
+        command(&folder, &server, &args),
+        "the first run waited on its batch",
+        || {
+            api.batches
+                .lock()
+                .unwrap()
+                .first()
+                .is_some_and(|(_, looks)| *looks >= 3)
+        },
+    )
+    .await;
     assert!(!out.exists());
     assert_eq!(api.submitted.lock().unwrap().len(), rows);
 
