@@ -224,7 +224,7 @@ impl Want {
         usage: &Value,
         model: Option<String>,
     ) -> Want {
-        let text = expected["text"].as_str().unwrap_or_default().to_owned();
+        let mut text = expected["text"].as_str().unwrap_or_default().to_owned();
         let finish = expected["finish"].as_str().unwrap_or_default();
         let (usage, finish, reasoning) = match family {
             Family::OpenAiChat => (
@@ -232,11 +232,21 @@ impl Want {
                 chat_finish(finish),
                 expected["reasoning"].as_str().map(str::to_owned),
             ),
-            Family::OpenAiResponses => (
-                responses_usage(usage),
-                responses_finish(finish),
-                joined(&expected["reasoning_summary"]),
-            ),
+            Family::OpenAiResponses => {
+                let (answer, commentary) = phased(expected);
+                if let Some(answer) = answer {
+                    text = answer;
+                }
+                let reasoning = [joined(&expected["reasoning_summary"]), commentary]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>();
+                (
+                    responses_usage(usage),
+                    responses_finish(finish),
+                    (!reasoning.is_empty()).then(|| reasoning.join("\n\n")),
+                )
+            }
             Family::Anthropic => (
                 anthropic_usage(usage),
                 anthropic_finish(finish),
@@ -257,6 +267,37 @@ impl Want {
             model,
         }
     }
+}
+
+/// A Responses reply whose messages carry a `phase` (gpt-5.3-codex and later): the answer is the
+/// `final_answer` messages' text alone; `commentary` messages are intermediate ("Labels an
+/// `assistant` message as intermediate commentary (`commentary`) or the final answer
+/// (`final_answer`)", `MessagePhase` in OpenAI's `openapi.yaml`), kept beside the answer with the
+/// reasoning. `None` for the answer when the reply has no commentary.
+fn phased(expected: &Value) -> (Option<String>, Option<String>) {
+    let phases: Vec<&str> = expected["phases"]
+        .as_array()
+        .map(|p| p.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let parts: Vec<&str> = match expected["text_parts"].as_array() {
+        Some(parts) => parts.iter().filter_map(Value::as_str).collect(),
+        None => return (None, None),
+    };
+    if !phases.contains(&"commentary") || phases.len() != parts.len() {
+        return (None, None);
+    }
+    let of = |phase: &str| -> Vec<&str> {
+        parts
+            .iter()
+            .zip(&phases)
+            .filter(|(_, p)| **p == phase)
+            .map(|(text, _)| *text)
+            .collect()
+    };
+    (
+        Some(of("final_answer").concat()),
+        Some(of("commentary").join("\n\n")),
+    )
 }
 
 /// Reasoning summaries as one text: the parts set apart by a blank line.

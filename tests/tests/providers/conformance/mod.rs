@@ -59,7 +59,6 @@ pub mod conforms {
             qwen_plus_malformed_replayed_tool_arguments_error_json: "openai-chat/qwen-plus-malformed-replayed-tool-arguments-error.json",
         }
         openai_responses = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
-            openai_phase_1_json: "openai-responses/openai-phase.1.json",
             openai_reasoning_encrypted_content_1_json: "openai-responses/openai-reasoning-encrypted-content.1.json",
             openai_error_1_json: "openai-responses/openai-error.1.json",
             reasoning_model_temperature_error_json: "openai-responses/reasoning-model-temperature-error.json",
@@ -120,6 +119,9 @@ pub mod defects {
             openai_reasoning_encrypted_content_gpt_5_4_split_1_chunks: "openai-responses/openai-reasoning-encrypted-content-gpt-5-4-split.1.chunks.txt",
             openai_issue_11239_2_chunks: "openai-responses/openai-issue-11239.2.chunks.txt",
             issue_16021_openai_zod_patterns_live_chunks: "openai-responses/issue-16021-openai-zod-patterns-live.chunks.txt",
+        }
+        responses_commentary_read_as_the_answer = "defect: the Responses provider joins every message's output_text into the answer, commentary (phase \"commentary\", intermediate per MessagePhase in openapi.yaml) included; the text must be the final_answer messages alone, the commentary kept beside it (this suite expects it in the reasoning)" {
+            openai_phase_1_json: "openai-responses/openai-phase.1.json",
         }
         anthropic_thinking_tokens_unread = "defect: the Anthropic provider ignores usage.output_tokens_details.thinking_tokens; Usage::reasoning_tokens must be that count (part of output_tokens)" {
             anthropic_claude_opus_5_reasoning_high_1_json: "anthropic-messages/anthropic-claude-opus-5-reasoning-high.1.json",
