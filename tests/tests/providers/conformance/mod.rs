@@ -19,6 +19,7 @@
 //! [`requests`] checks the other direction: the request bodies we build against requests the real
 //! APIs accepted.
 
+mod compare;
 mod corpus;
 mod replay;
 mod requests;
