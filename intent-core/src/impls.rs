@@ -17,6 +17,7 @@ macro_rules! scalar {
     ($($ty:ty = $scalar:expr),* $(,)?) => {$(
         impl Intent for $ty {
             const __RULE_TARGET: RuleTarget = crate::shape::rule_table::scalar_target($scalar);
+            const __FROM_INPUT: bool = crate::shape::rule_table::scalar_from_input($scalar);
             fn shape(graph: &mut ShapeGraph) -> NodeId {
                 graph.scalar($scalar)
             }
@@ -67,6 +68,7 @@ impl Intent for serde_json::Map<String, serde_json::Value> {
 impl<T: Intent> Intent for Option<T> {
     const __STRICT_HINT: bool = T::__STRICT_HINT;
     const __RULE_TARGET: RuleTarget = T::__RULE_TARGET;
+    const __FROM_INPUT: bool = T::__FROM_INPUT;
     fn shape(graph: &mut ShapeGraph) -> NodeId {
         let inner = T::shape(graph);
         graph.add(Node::Option(inner))
@@ -81,6 +83,7 @@ macro_rules! pointer {
         {
             const __STRICT_HINT: bool = T::__STRICT_HINT;
             const __RULE_TARGET: RuleTarget = T::__RULE_TARGET;
+            const __FROM_INPUT: bool = T::__FROM_INPUT;
             fn shape(graph: &mut ShapeGraph) -> NodeId {
                 T::shape(graph)
             }
@@ -99,6 +102,7 @@ macro_rules! list {
         impl<T: Intent $(+ $($bound)*)?> Intent for $ty {
             const __STRICT_HINT: bool = T::__STRICT_HINT;
             const __RULE_TARGET: RuleTarget = RuleTarget::Items;
+    const __FROM_INPUT: bool = T::__FROM_INPUT;
             fn shape(graph: &mut ShapeGraph) -> NodeId {
                 seq::<T>(graph, $kind)
             }
@@ -111,6 +115,7 @@ list!(SeqKind::Set => BTreeSet<T> where Ord);
 impl<T: Intent + Eq + Hash, S: BuildHasher + Default> Intent for HashSet<T, S> {
     const __STRICT_HINT: bool = T::__STRICT_HINT;
     const __RULE_TARGET: RuleTarget = RuleTarget::Items;
+    const __FROM_INPUT: bool = T::__FROM_INPUT;
     fn shape(graph: &mut ShapeGraph) -> NodeId {
         seq::<T>(graph, SeqKind::Set)
     }
@@ -119,6 +124,7 @@ impl<T: Intent + Eq + Hash, S: BuildHasher + Default> Intent for HashSet<T, S> {
 impl<T: Intent + Eq + Hash, S: BuildHasher + Default> Intent for indexmap::IndexSet<T, S> {
     const __STRICT_HINT: bool = T::__STRICT_HINT;
     const __RULE_TARGET: RuleTarget = RuleTarget::Items;
+    const __FROM_INPUT: bool = T::__FROM_INPUT;
     fn shape(graph: &mut ShapeGraph) -> NodeId {
         seq::<T>(graph, SeqKind::Set)
     }
@@ -130,6 +136,7 @@ where
 {
     const __STRICT_HINT: bool = T::__STRICT_HINT;
     const __RULE_TARGET: RuleTarget = RuleTarget::Items;
+    const __FROM_INPUT: bool = T::__FROM_INPUT;
     fn shape(graph: &mut ShapeGraph) -> NodeId {
         seq::<T>(graph, SeqKind::Array(N))
     }

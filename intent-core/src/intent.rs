@@ -61,6 +61,12 @@ pub trait Intent: DeserializeOwned {
     #[doc(hidden)]
     const __RULE_TARGET: RuleTarget = RuleTarget::Other;
 
+    /// Whether a member of the type may be declared to come from the input
+    /// (`#[intent(from_input)]`): text, and `Option`s, pointers and lists of text. Checked by the
+    /// derive.
+    #[doc(hidden)]
+    const __FROM_INPUT: bool = false;
+
     /// The type's shape and derived views, computed once and cached.
     fn type_info() -> Arc<TypeInfo>
     where

@@ -167,6 +167,7 @@ mod relay;
 mod request;
 mod result;
 mod send;
+mod trust;
 
 pub mod attachment;
 pub mod cache;
@@ -196,7 +197,9 @@ pub use error::IntentError;
 pub use escalation::Escalation;
 pub use intent::Intent;
 pub use observe::Observer;
-pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
+pub use options::{
+    AiRequestOptions, AnswerChecks, IntentClientOptions, IntentExample, JudgeOptions,
+};
 pub use pricing::{Price, Pricing};
 pub use provider::{AnthropicProvider, GeminiProvider, OpenAiProvider, Provider, ScriptedProvider};
 pub use ratelimit::{RateLimit, RateLimiter};
@@ -204,7 +207,7 @@ pub use request::{
     AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME,
 };
 pub use result::JudgeRecord;
-pub use result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
+pub use result::{AiResult, AttemptRecord, IssueKind, MemberConfidence, ResultIssue, Usage};
 
 #[cfg(feature = "derive")]
 pub use intent_derive::Intent;
@@ -220,9 +223,9 @@ pub mod prelude {
     };
     pub use crate::stream::{ElementEvent, Partial, StreamEvent};
     pub use crate::{
-        AiRequestOptions, AiResult, Attachment, AttemptRecord, Escalation, Intent, IntentClient,
-        IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions, Observer,
-        ReasoningEffort, ResultIssue, Usage,
+        AiRequestOptions, AiResult, AnswerChecks, Attachment, AttemptRecord, Escalation, Intent,
+        IntentClient, IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions,
+        Observer, ReasoningEffort, ResultIssue, Usage,
     };
 }
 

@@ -149,11 +149,101 @@ pub struct AiRequestOptions {
     /// of another kind may refuse another API's fields, name a `provider` when you set one.
     /// Part of the cache key only when set, so setting none leaves every key as it was.
     pub extra_body: Option<Map<String, Value>>,
+    /// Which of the checks that question a plausible answer run (see [`AnswerChecks`]); all of
+    /// them when `None`. Members declared to come from the input (`#[intent(from_input)]`) are
+    /// checked whatever this says.
+    pub answer_checks: Option<AnswerChecks>,
+    /// Ask the provider for the log probabilities of the reply's tokens, and record on each
+    /// attempt the probability of every enum and `bool` member's chosen value
+    /// ([`AttemptRecord::confidence`](crate::AttemptRecord::confidence)), so that the unsure
+    /// answers of a classifier can go to a person. OpenAI Chat Completions (and compatible
+    /// servers: llama.cpp, vLLM) and the Responses API, and Gemini give them; a provider that
+    /// has none (Anthropic) refuses the request before anything is sent, and a reply that came
+    /// without them says so in its attempt's notices. Probabilities belong to a live reply: a call
+    /// that asks for them neither reads nor writes the cache.
+    pub logprobs: bool,
+}
+
+/// The checks that question an answer which reads, verifies and passes its rules, yet is likely
+/// not the input's: each asks the model once per call, and takes the same answer again as honest.
+/// All are on by default; [`AnswerChecks::none`] turns them all off.
+///
+/// | check | questions | kind |
+/// |---|---|---|
+/// | `copied_examples` | an answer that is a worked example's output, carrying a value of that example's input the input lacks | [`IssueKind::CopiedExample`](crate::IssueKind::CopiedExample) |
+/// | `sample_values` | a member answered with a sample its description names (`such as A-1192`, `e.g. 40`, `` `draft` ``) that the input does not contain | [`IssueKind::CopiedExample`](crate::IssueKind::CopiedExample) |
+/// | `rule_bounds` | a number answered with its own rule's bound (`minimum`, `maximum`) that the input does not contain | [`IssueKind::CopiedRule`](crate::IssueKind::CopiedRule) |
+/// | `empty_lists` | an empty list answer to an input that is not empty | [`IssueKind::Empty`](crate::IssueKind::Empty) |
+///
+/// Set it on a call ([`AiRequestOptions::answer_checks`]), on the client's
+/// [`default_options`](crate::IntentClientBuilder::default_options), or in an intent file
+/// (`answerChecks: { copiedExamples: false }`). A member that must come from the input
+/// (`#[intent(from_input)]`) is not one of these: an answer the input does not hold is never
+/// taken.
+///
+/// ```
+/// use intent_core::{AiRequestOptions, AnswerChecks};
+///
+/// assert!(AnswerChecks::default().copied_examples);
+/// assert!(!AnswerChecks::none().empty_lists);
+/// let options = AiRequestOptions {
+///     answer_checks: Some(AnswerChecks { rule_bounds: false, ..AnswerChecks::default() }),
+///     ..AiRequestOptions::default()
+/// };
+/// assert!(!options.answer_checks.unwrap().rule_bounds);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AnswerChecks {
+    /// Question an answer that copies a worked example's output.
+    pub copied_examples: bool,
+    /// Question a member answered with a sample value its description names.
+    pub sample_values: bool,
+    /// Question a number answered with its own rule's bound.
+    pub rule_bounds: bool,
+    /// Question an empty list answer to an input that is not empty.
+    pub empty_lists: bool,
+}
+
+impl AnswerChecks {
+    /// Every check on (the default).
+    ///
+    /// ```
+    /// assert_eq!(intent_core::AnswerChecks::all(), intent_core::AnswerChecks::default());
+    /// ```
+    pub const fn all() -> Self {
+        AnswerChecks {
+            copied_examples: true,
+            sample_values: true,
+            rule_bounds: true,
+            empty_lists: true,
+        }
+    }
+
+    /// Every check off: a plausible answer is taken as it is.
+    ///
+    /// ```
+    /// assert!(!intent_core::AnswerChecks::none().sample_values);
+    /// ```
+    pub const fn none() -> Self {
+        AnswerChecks {
+            copied_examples: false,
+            sample_values: false,
+            rule_bounds: false,
+            empty_lists: false,
+        }
+    }
+}
+
+impl Default for AnswerChecks {
+    fn default() -> Self {
+        AnswerChecks::all()
+    }
 }
 
 impl AiRequestOptions {
     /// Lays `over` on these options, field by field: a field set in `over` (`Some`, a non-empty
-    /// list, `no_cache` true) wins; an unset one keeps what was here. Rule lines add up, and
+    /// list, `no_cache`, `prompt_caching` or `logprobs` true) wins; an unset one keeps what was
+    /// here. Rule lines add up, and
     /// `extra_body` merges key by key (`over`'s keys win). This is what
     /// [`AiCall::options`](crate::AiCall::options) does with the options it is given.
     ///
@@ -190,6 +280,8 @@ impl AiRequestOptions {
             extra_body,
             escalation,
             prompt_caching,
+            answer_checks,
+            logprobs,
         } = over;
         fn set<T>(field: &mut Option<T>, over: Option<T>) {
             if over.is_some() {
@@ -212,6 +304,8 @@ impl AiRequestOptions {
         set(&mut self.provider, provider);
         set(&mut self.escalation, escalation);
         self.prompt_caching |= prompt_caching;
+        set(&mut self.answer_checks, answer_checks);
+        self.logprobs |= logprobs;
         for line in rule_lines {
             if !self.rule_lines.contains(&line) {
                 self.rule_lines.push(line);

@@ -138,6 +138,9 @@ pub struct AiRequest {
     /// Body fields written at the top level of the provider's request body, replacing any of the
     /// same name; shared by every attempt of a call.
     pub extra_body: Option<Arc<serde_json::Map<String, Value>>>,
+    /// Ask for the log probabilities of the reply's tokens ([`AiResponse::logprobs`](crate::provider::AiResponse::logprobs));
+    /// a provider that gives none refuses the request before sending it.
+    pub logprobs: bool,
 }
 
 impl AiRequest {
@@ -160,6 +163,7 @@ impl AiRequest {
             top_p: None,
             stop: Vec::new(),
             extra_body: None,
+            logprobs: false,
         }
     }
 

@@ -60,6 +60,9 @@ pub enum IssueKind {
     /// A member's answer is its own rule's bound (`minimum`, `maximum`), a number the input does
     /// not contain: questioned once per call, then taken as honest.
     CopiedRule,
+    /// A member declared to come from the input (`#[intent(from_input)]`, `from_input: true` in
+    /// an intent file) holds a value the input does not contain. Never taken as honest.
+    NotInInput,
 }
 
 /// One finding about a reply or a call, written for the model to act on.
@@ -199,6 +202,33 @@ pub struct AttemptRecord {
     /// The judge's verdict on this attempt's answer, when a judge ran (it runs only on an answer
     /// that passed every other check).
     pub judge: Option<JudgeRecord>,
+    /// With [`AiRequestOptions::logprobs`](crate::AiRequestOptions::logprobs): the probability of
+    /// each enum and `bool` member's chosen value in this attempt's reply, in the order the reply
+    /// writes them (empty when the provider gave no log probabilities, or the reply holds no such
+    /// member).
+    pub confidence: Vec<MemberConfidence>,
+}
+
+/// How sure the model was of one enum or `bool` member of its answer: the probability of the
+/// tokens that wrote the chosen value, from the provider's log probabilities.
+///
+/// A probability near 1 says the model hardly considered another value; a classification below,
+/// say, 0.8 is one to route to a person.
+///
+/// ```
+/// use intent_core::MemberConfidence;
+///
+/// let sure = MemberConfidence { path: "/value/intent".into(), value: "refund".into(), probability: 0.97 };
+/// assert!(sure.probability > 0.5);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemberConfidence {
+    /// The member's JSON pointer in the reply (`/value/intent`, `/value/lines/0/urgent`).
+    pub path: String,
+    /// The chosen value, as the answer holds it (`"refund"`, `true`).
+    pub value: serde_json::Value,
+    /// The probability of the value's tokens, 0 to 1: the product of each token's probability.
+    pub probability: f64,
 }
 
 /// What the judge said about one attempt's answer: its verdict, its problems, and what it cost.
@@ -256,6 +286,7 @@ impl AttemptRecord {
             reasoning: None,
             notices: Vec::new(),
             judge: None,
+            confidence: Vec::new(),
         }
     }
 

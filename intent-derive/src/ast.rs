@@ -31,6 +31,8 @@ pub struct Container {
     pub strict: Flag,
     /// `#[intent(partial)]`: generate `NamePartial`, the answer so far while it streams.
     pub partial: Flag,
+    /// `#[intent(from_input)]` on a struct: every text member must come from the input.
+    pub from_input: Flag,
     /// `#[intent(crate = "path")]`: where `intent_core` is, for a crate that re-exports it.
     #[darling(rename = "crate")]
     pub krate: Option<syn::Path>,
@@ -71,6 +73,8 @@ pub struct IntentField {
     pub min_items: Option<SpannedValue<u64>>,
     pub max_items: Option<SpannedValue<u64>>,
     pub unique_items: Flag,
+    /// `#[intent(from_input)]`: the member's value must occur in the input.
+    pub from_input: Flag,
 }
 
 /// The attributes darling forwards, parsed: the doc comment and what serde's say.

@@ -18,6 +18,17 @@ pub fn check(input: &Container) -> Vec<syn::Error> {
     let serde = input.serde();
     let mut errors = Vec::new();
     let strict = input.strict.is_present();
+    if input.from_input.is_present() {
+        let named = matches!(&input.data, darling::ast::Data::Struct(fields)
+            if fields.style == darling::ast::Style::Struct && !serde.transparent);
+        if !named {
+            errors.push(syn::Error::new(
+                input.from_input.span(),
+                "`from_input` on a type applies to structs with named members (their text \
+                 members must come from the input); put it on the members instead",
+            ));
+        }
+    }
     match &input.data {
         darling::ast::Data::Struct(fields) => {
             let live = fields.iter().filter(|f| !f.serde().skip).count();
@@ -108,6 +119,12 @@ fn check_field(input: &Container, field: &IntentField, strict: bool, errors: &mu
                     "`{name}` applies to named members only: a rule has nowhere to go on an \
                      unnamed field; use a struct with named fields"
                 ),
+            ));
+        }
+        if field.from_input.is_present() {
+            errors.push(syn::Error::new(
+                field.from_input.span(),
+                "`from_input` applies to named members only; use a struct with named fields",
             ));
         }
         if let Some(d) = &field.description {

@@ -524,6 +524,9 @@ impl Expander<'_> {
         if let Some(check) = rules::fit_check(field, ty, krate) {
             self.push_check(Some(ty), check);
         }
+        if let Some(check) = rules::from_input_check(field, ty, krate) {
+            self.push_check(Some(ty), check);
+        }
         for check in rules::combination_checks(field, krate) {
             self.push_check(None, check);
         }
@@ -585,7 +588,9 @@ impl Expander<'_> {
         };
         let flatten = serde.flatten;
         let doc = self.doc_tokens(field.doc());
-        let rules = rules::rules_value(field, krate);
+        // A struct's own `from_input` reaches its members, not a variant's.
+        let whole_type = variant.is_none() && self.input.from_input.is_present();
+        let rules = rules::rules_value(field, krate, whole_type);
         let field_path = self.shape_path("Field");
         quote! {{
             let __intent_ty = #shape;

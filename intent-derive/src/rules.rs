@@ -192,8 +192,27 @@ pub fn fit_check(field: &IntentField, ty: &syn::Type, krate: &TokenStream) -> Op
     Some(table.assert(first.span, refusal))
 }
 
-/// `let __intent_rules = Rules { .. }` for a field.
-pub fn rules_value(field: &IntentField, krate: &TokenStream) -> TokenStream {
+/// The assertion that a member marked `#[intent(from_input)]` is text (its type's
+/// `__FROM_INPUT`), spanned at the attribute, or `None` without the attribute.
+pub fn from_input_check(
+    field: &IntentField,
+    ty: &syn::Type,
+    krate: &TokenStream,
+) -> Option<TokenStream> {
+    if !field.from_input.is_present() {
+        return None;
+    }
+    let span = field.from_input.span();
+    Some(quote_spanned! {span=>
+        if !<#ty as #krate::Intent>::__FROM_INPUT {
+            ::core::panic!("{}", #krate::__private::rule_table::FROM_INPUT_MISFIT);
+        }
+    })
+}
+
+/// `let __intent_rules = Rules { .. }` for a field; `whole_type` when the struct itself is
+/// `#[intent(from_input)]` (its text members come from the input).
+pub fn rules_value(field: &IntentField, krate: &TokenStream, whole_type: bool) -> TokenStream {
     let mut sets = Vec::new();
     let numbers = [
         ("minimum", &field.minimum),
@@ -233,6 +252,12 @@ pub fn rules_value(field: &IntentField, krate: &TokenStream) -> TokenStream {
     }
     if field.unique_items.is_present() {
         sets.push(quote!(__intent_rules.unique_items = true;));
+    }
+    if field.from_input.is_present() {
+        sets.push(quote!(__intent_rules.from_input = true;));
+    } else if whole_type {
+        let ty = field.wire_type();
+        sets.push(quote!(__intent_rules.from_input = <#ty as #krate::Intent>::__FROM_INPUT;));
     }
     if sets.is_empty() {
         quote!(let __intent_rules = #krate::__private::shape::Rules::default();)

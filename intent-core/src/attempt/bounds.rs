@@ -25,10 +25,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::Value;
 
 use crate::input::SerializedInput;
-use crate::read::join_pointer;
 use crate::result::{IssueKind, ResultIssue};
 use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{member_subject, number, MemberStep, Seg, TypeInfo};
+use crate::trust::{contains_number, values_at};
 
 /// A member with inclusive numeric bounds.
 struct Bounded {
@@ -122,69 +122,6 @@ fn issue(member: &Bounded, pointer: String, n: f64) -> ResultIssue {
     )
 }
 
-/// Every value of `value` at `path`, with its JSON pointer below `pointer`.
-fn values_at<'v>(
-    value: &'v Value,
-    path: &[Seg],
-    pointer: String,
-    out: &mut Vec<(String, &'v Value)>,
-) {
-    let Some((step, rest)) = path.split_first() else {
-        out.push((pointer, value));
-        return;
-    };
-    match (step, value) {
-        (Seg::Member(name), Value::Object(object)) => {
-            if let Some(member) = object.get(name) {
-                values_at(member, rest, join_pointer(&pointer, name), out);
-            }
-        }
-        (Seg::Each, Value::Array(items)) => {
-            for (i, item) in items.iter().enumerate() {
-                values_at(item, rest, join_pointer(&pointer, &i.to_string()), out);
-            }
-        }
-        (Seg::EachValue, Value::Object(object)) => {
-            for (key, item) in object {
-                values_at(item, rest, join_pointer(&pointer, key), out);
-            }
-        }
-        (Seg::Index(i), Value::Array(items)) => {
-            if let Some(item) = items.get(*i) {
-                values_at(item, rest, join_pointer(&pointer, &i.to_string()), out);
-            }
-        }
-        // An enum variant's members sit below its tag; a value of another form holds none.
-        (_, Value::Object(object)) if object.len() == 1 => {
-            if let Some(inner) = object.values().next() {
-                values_at(inner, path, pointer, out);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// True when `text` holds `n` written as a number: its digits not inside a longer number.
-fn contains_number(text: &str, n: f64) -> bool {
-    let written = number(n);
-    let bytes = text.as_bytes();
-    text.match_indices(&written).any(|(at, _)| {
-        let end = at + written.len();
-        let before = |back: usize| at.checked_sub(back).map(|i| bytes[i]);
-        let digit_before = before(1).is_some_and(|b| b.is_ascii_digit())
-            || (matches!(before(1), Some(b'.' | b','))
-                && before(2).is_some_and(|b| b.is_ascii_digit()))
-            // `-1` is another number than 1; `5-1` is a range that holds it.
-            || (n >= 0.0
-                && before(1) == Some(b'-')
-                && !before(2).is_some_and(|b| b.is_ascii_digit()));
-        let digit_after = bytes.get(end).is_some_and(u8::is_ascii_digit)
-            || (matches!(bytes.get(end), Some(b'.' | b','))
-                && bytes.get(end + 1).is_some_and(u8::is_ascii_digit));
-        !digit_before && !digit_after
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,47 +129,6 @@ mod tests {
 
     fn input(text: &str) -> SerializedInput {
         crate::input::serialize(text, usize::MAX).expect("a text input")
-    }
-
-    #[test]
-    fn a_number_is_found_only_as_a_whole_number() {
-        assert!(contains_number("Suite 1, Leeds", 1.0));
-        assert!(contains_number("1", 1.0));
-        assert!(contains_number("between 1 and 9", 9.0));
-        assert!(!contains_number("10 units", 1.0));
-        assert!(!contains_number("1.5 kg", 1.0));
-        assert!(!contains_number("2,1 kg", 1.0));
-        assert!(!contains_number("21", 1.0));
-        assert!(!contains_number("one unit", 1.0));
-        assert!(contains_number("at 0.5 each", 0.5));
-        assert!(!contains_number("at 10.5 each", 0.5));
-        assert!(!contains_number("it fell by -1", 1.0));
-        assert!(contains_number("for 5-1 votes", 1.0));
-        assert!(contains_number("it fell by -1", -1.0));
-    }
-
-    #[test]
-    fn values_are_found_at_their_paths() {
-        let json: Value = serde_json::json!({"lines": [{"q": 1}, {"q": 2}], "total": 3});
-        let mut out = Vec::new();
-        values_at(
-            &json,
-            &[
-                Seg::Member("lines".into()),
-                Seg::Each,
-                Seg::Member("q".into()),
-            ],
-            "/value".into(),
-            &mut out,
-        );
-        let found: Vec<(String, Value)> = out.into_iter().map(|(p, v)| (p, v.clone())).collect();
-        assert_eq!(
-            found,
-            vec![
-                ("/value/lines/0/q".to_owned(), Value::from(1)),
-                ("/value/lines/1/q".to_owned(), Value::from(2))
-            ]
-        );
     }
 
     #[test]

@@ -3,7 +3,6 @@
 
 use tracing::Instrument;
 
-use super::copied::copied_example;
 use super::limits::Limits;
 use super::truncation::cut_issue;
 use super::Job;
@@ -51,10 +50,6 @@ pub(super) async fn check<T>(
             return Checked::Failed;
         }
     };
-    if let Some(issue) = copied_example(&job.options.examples, &job.input.text, &response.text) {
-        record.issues.push(issue);
-        return Checked::Failed;
-    }
     let Some(judge_options) = &job.options.judge else {
         return Checked::Passed(value);
     };

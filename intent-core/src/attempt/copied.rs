@@ -16,18 +16,50 @@
 //! as `"positive"`, a `true`, a count of 1) from being taken for copies: they carry nothing of
 //! the example's input. The finding names the example ("Example 1") and goes back to the model
 //! like any other, with kind [`IssueKind::CopiedExample`].
+//!
+//! A correct answer may still equal an example's output (`{"intent": "refund"}` for "I want my
+//! money back", after an example whose input says "refund"), so the policy questions **once per
+//! call**: when the next attempt answers a copy again, the answer is taken as honest. A call with
+//! `max_attempts = 1` never retries and takes it at once; `AnswerChecks::copied_examples` turns
+//! the policy off.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 
 use crate::options::IntentExample;
 use crate::result::{IssueKind, ResultIssue};
 
+/// The policy for one call: its examples and input, and whether it has used its one retry.
+pub(super) struct CopiedPolicy<'a> {
+    examples: &'a [IntentExample],
+    input: &'a str,
+    flagged: AtomicBool,
+}
+
+impl<'a> CopiedPolicy<'a> {
+    /// The policy for a call with `examples` on `input` that may make `max_attempts` attempts.
+    pub(super) fn new(examples: &'a [IntentExample], input: &'a str, max_attempts: u32) -> Self {
+        CopiedPolicy {
+            examples: if max_attempts > 1 { examples } else { &[] },
+            input,
+            flagged: AtomicBool::new(false),
+        }
+    }
+
+    /// The finding for `reply`, a reply that passed every other check, when it copies an example
+    /// and the call has not questioned a copy yet.
+    pub(super) fn check(&self, reply: &str) -> Option<ResultIssue> {
+        if self.examples.is_empty() || self.flagged.load(Ordering::Relaxed) {
+            return None;
+        }
+        let issue = copied_example(self.examples, self.input, reply)?;
+        (!self.flagged.swap(true, Ordering::Relaxed)).then_some(issue)
+    }
+}
+
 /// The issue of a reply that copies one of `examples` for `input`, if it does.
-pub(super) fn copied_example(
-    examples: &[IntentExample],
-    input: &str,
-    reply: &str,
-) -> Option<ResultIssue> {
+fn copied_example(examples: &[IntentExample], input: &str, reply: &str) -> Option<ResultIssue> {
     if examples.is_empty() {
         return None;
     }
@@ -130,6 +162,18 @@ mod tests {
             r#"{"value":{"contact":"Sam","sku":"B-7","quantity":12}}"#
         )
         .is_none());
+    }
+
+    #[test]
+    fn a_copy_is_questioned_once_per_call() {
+        let examples = sam();
+        let policy = CopiedPolicy::new(&examples, "Dana: 40 of A-1192", 3);
+        let copy = r#"{"value":{"contact":"Sam","sku":"B-7","quantity":12}}"#;
+        assert!(policy.check(copy).is_some());
+        assert!(policy.check(copy).is_none());
+        assert!(CopiedPolicy::new(&examples, "Dana: 40 of A-1192", 1)
+            .check(copy)
+            .is_none());
     }
 
     #[test]

@@ -6,7 +6,9 @@ use std::time::Instant;
 use super::answer::Answer;
 use crate::cache::{Cache, CacheKey, CachedReply};
 use crate::observe;
-use crate::result::{AiResult, AttemptRecord, ResultIssue, Usage};
+use crate::provider::AiResponse;
+use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
+use crate::shape::TypeInfo;
 
 /// The attempts of a call so far, and everything they used.
 #[derive(Default)]
@@ -65,6 +67,26 @@ pub(super) fn record_answer(record: &mut AttemptRecord, answer: &Answer) {
     record.finish_reason = Some(answer.response.finish_reason.clone());
     record.reasoning = crate::send::reasoning_of(&answer.response);
     record.notices.clone_from(&answer.notices);
+}
+
+/// Writes the confidence of the answer's enum and `bool` members (the shape `info`) into the
+/// record of an attempt that asked for log probabilities, or a notice saying why there is none.
+pub(super) fn record_confidence(
+    record: &mut AttemptRecord,
+    info: &TypeInfo,
+    response: &AiResponse,
+) {
+    match response.logprobs.as_deref() {
+        Some(tokens) => match crate::trust::confidence::confidence(info, &response.text, tokens) {
+            Ok(confidence) => record.confidence = confidence,
+            Err(notice) => record.notices.push(notice),
+        },
+        None if !response.text.is_empty() => record.notices.push(ResultIssue::new(
+            IssueKind::Provider,
+            "The provider gave no log probabilities with this reply, so no member's confidence is given.",
+        )),
+        None => {}
+    }
 }
 
 /// Closes an attempt's record with its raw output and latency, and its span with what happened.

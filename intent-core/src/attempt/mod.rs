@@ -42,6 +42,8 @@ use crate::prompt::{self, PromptPlan};
 use crate::provider::ProviderErrorKind;
 use crate::relay::Relay;
 use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue};
+use crate::shape::TypeInfo;
+use crate::trust::{Grounded, Grounds, SamplePolicy};
 
 impl<'a, T> IntoFuture for AiCall<'a, T>
 where
@@ -61,6 +63,8 @@ pub(crate) type Verifier<'c, T> = dyn Fn(&str) -> Result<T, Vec<ResultIssue>> + 
 /// Everything an attempt needs that stays the same across attempts.
 struct Job<'c, 'a, T> {
     client: &'c IntentClient,
+    /// The shape of the answer, for the confidence of its members.
+    info: &'c TypeInfo,
     plan: &'c PromptPlan,
     input: &'c SerializedInput,
     intent: &'a str,
@@ -73,9 +77,12 @@ struct Job<'c, 'a, T> {
 }
 
 impl<T> Job<'_, '_, T> {
-    /// The client's cache, unless the request skips it.
+    /// The client's cache, unless the request skips it or asks for log probabilities (which
+    /// belong to a live reply).
     fn cache(&self) -> Option<&dyn Cache> {
-        self.client.cache().filter(|_| !self.options.no_cache)
+        self.client
+            .cache()
+            .filter(|_| !self.options.no_cache && !self.options.logprobs)
     }
 }
 
@@ -141,23 +148,51 @@ async fn run_inner<T: Intent + Send>(
         }
     };
     let limits = Limits::new(client, &options);
-    let empty_lists = empty::EmptyListPolicy::new(&info, &input, limits.max_attempts);
-    let bounds = bounds::BoundPolicy::new(&info, &input, limits.max_attempts);
+    // A policy that may not retry takes the answer at once: a switch turned off makes it so.
+    let switches = options.answer_checks.unwrap_or_default();
+    let attempts_if = |on: bool| if on { limits.max_attempts } else { 1 };
+    let empty_lists = empty::EmptyListPolicy::new(&info, &input, attempts_if(switches.empty_lists));
+    let bounds = bounds::BoundPolicy::new(&info, &input, attempts_if(switches.rule_bounds));
+    let copied = copied::CopiedPolicy::new(
+        &options.examples,
+        &input.text,
+        attempts_if(switches.copied_examples),
+    );
+    let samples = SamplePolicy::new(&info, attempts_if(switches.sample_values));
+    let grounded = Grounded::of(&info);
+    let grounds = std::sync::OnceLock::new();
+    let grounds = || grounds.get_or_init(|| Grounds::of(&input));
     let verify = |text: &str| {
-        let (value, json) =
-            check::read_checked(&info, &checks, &json_checks, text, bounds.applies())?;
+        let want_json = bounds.applies() || samples.applies() || !grounded.is_empty();
+        let (value, json) = check::read_checked(&info, &checks, &json_checks, text, want_json)?;
+        // A grounded member the input does not hold has no way out.
+        if let Some(json) = json.as_ref().filter(|_| !grounded.is_empty()) {
+            let missing = grounded.check(json, grounds());
+            if !missing.is_empty() {
+                return Err(missing);
+            }
+        }
         if let Some(issue) = empty_lists.check(text) {
             return Err(vec![issue]);
         }
-        let copied = json.map(|json| bounds.check(&json)).unwrap_or_default();
-        if copied.is_empty() {
-            Ok(value)
-        } else {
-            Err(copied)
+        if let Some(issue) = copied.check(text) {
+            return Err(vec![issue]);
         }
+        if let Some(json) = &json {
+            let sampled = samples.check(json, grounds(), &[]);
+            if !sampled.is_empty() {
+                return Err(sampled);
+            }
+            let bound = bounds.check(json);
+            if !bound.is_empty() {
+                return Err(bound);
+            }
+        }
+        Ok(value)
     };
     let job = Job {
         client,
+        info: &info,
         plan: &plan,
         input: &input,
         intent,
@@ -172,8 +207,10 @@ async fn run_inner<T: Intent + Send>(
 /// Runs the attempts of a planned call whose replies `verify` reads (each chunk of a collection
 /// call), each reply streamed and relayed as it arrives when a `relay` is given (a streamed
 /// collection call's chunk).
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn run_plan_relayed<T: Send>(
     client: &IntentClient,
+    info: &TypeInfo,
     plan: &PromptPlan,
     input: &SerializedInput,
     intent: &str,
@@ -184,6 +221,7 @@ pub(crate) async fn run_plan_relayed<T: Send>(
     let limits = Limits::new(client, options);
     let job = Job {
         client,
+        info,
         plan,
         input,
         intent,
@@ -240,6 +278,9 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
                 }
             };
         finish::record_answer(&mut record, &answer);
+        if job.options.logprobs {
+            finish::record_confidence(&mut record, job.info, &answer.response);
+        }
         tally.usage += answer.response.usage;
 
         let checked = check::check(

@@ -64,7 +64,7 @@ pub(crate) struct RawFile {
 #[serde(
     deny_unknown_fields,
     rename_all = "camelCase",
-    expecting = "an intent: a mapping with `name`, `intent`, `shape` and optional `rules`, `examples`, `tests`, `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `temperature`, `model` and `provider`"
+    expecting = "an intent: a mapping with `name`, `intent`, `shape` and optional `rules`, `examples`, `tests`, `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `temperature`, `model`, `provider` and `answerChecks`"
 )]
 pub(crate) struct RawIntent {
     pub(crate) name: String,
@@ -83,6 +83,40 @@ pub(crate) struct RawIntent {
     pub(crate) temperature: Option<f32>,
     pub(crate) model: Option<String>,
     pub(crate) provider: Option<String>,
+    /// Which checks question a plausible answer (`AnswerChecks`); every one left out is on.
+    #[serde(alias = "answer_checks")]
+    pub(crate) answer_checks: Option<RawAnswerChecks>,
+}
+
+/// An intent's `answerChecks` as written: each check on unless set to `false`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "camelCase",
+    expecting = "a mapping with any of `copiedExamples`, `sampleValues`, `ruleBounds` and `emptyLists`, each true or false"
+)]
+pub(crate) struct RawAnswerChecks {
+    #[serde(alias = "copied_examples")]
+    copied_examples: Option<bool>,
+    #[serde(alias = "sample_values")]
+    sample_values: Option<bool>,
+    #[serde(alias = "rule_bounds")]
+    rule_bounds: Option<bool>,
+    #[serde(alias = "empty_lists")]
+    empty_lists: Option<bool>,
+}
+
+impl RawAnswerChecks {
+    /// The checks, each on unless the file turns it off.
+    pub(crate) fn checks(&self) -> crate::options::AnswerChecks {
+        let on = |set: Option<bool>| set.unwrap_or(true);
+        crate::options::AnswerChecks {
+            copied_examples: on(self.copied_examples),
+            sample_values: on(self.sample_values),
+            rule_bounds: on(self.rule_bounds),
+            empty_lists: on(self.empty_lists),
+        }
+    }
 }
 
 /// One example as written: text is taken as it is, anything else as compact JSON.

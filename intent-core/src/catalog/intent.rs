@@ -17,6 +17,7 @@ use crate::intent::Intent;
 use crate::options::{AiRequestOptions, IntentExample};
 use crate::result::ResultIssue;
 use crate::schema::ENVELOPE_PROPERTY;
+use crate::trust::{Grounded, Grounds};
 
 /// What an intent's answer is: a Rust type, by its name, or a JSON Schema.
 ///
@@ -60,6 +61,8 @@ pub struct CatalogIntent {
     pub(crate) intent: String,
     pub(crate) shape: Shape,
     pub(crate) rules: Vec<MemberRule>,
+    /// The members the file's rules say must come from the input (`from_input: true`).
+    pub(crate) grounded: Grounded,
     pub(crate) options: AiRequestOptions,
     /// The examples' outputs as reply values (inside the envelope), for checking against a type.
     example_values: Vec<Value>,
@@ -147,6 +150,28 @@ impl CatalogIntent {
     pub(crate) fn check_rules(&self, value: &Value, out: &mut Vec<ResultIssue>) {
         for rule in &self.rules {
             rule.check(value, out);
+        }
+    }
+
+    /// The input of `call`, looked up by the members that must come from it: `None` when the
+    /// file's rules name none (or the input was refused: the call then fails before sending).
+    pub(crate) fn grounds_of<T>(&self, call: &crate::call::AiCall<'_, T>) -> Option<Grounds> {
+        if self.grounded.is_empty() {
+            return None;
+        }
+        call.input.as_ref().ok().map(Grounds::of)
+    }
+
+    /// The issues of every member that must come from the input and that `value` (a reply's
+    /// value) gives with a value `grounds` does not hold.
+    pub(crate) fn check_grounded(
+        &self,
+        value: &Value,
+        grounds: Option<&Grounds>,
+        out: &mut Vec<ResultIssue>,
+    ) {
+        if let Some(grounds) = grounds {
+            out.extend(self.grounded.check(value, grounds));
         }
     }
 
@@ -351,13 +376,22 @@ pub(crate) fn compile(
         provider: raw.provider,
         output_schema,
         rule_lines,
+        answer_checks: raw
+            .answer_checks
+            .as_ref()
+            .map(file::RawAnswerChecks::checks),
         ..AiRequestOptions::default()
     };
+    let mut grounded = Grounded::default();
+    for rule in rules.iter().filter(|r| r.rules.from_input) {
+        grounded.add(rule.path.segs(), false);
+    }
     Ok(CatalogIntent {
         name,
         intent,
         shape,
         rules,
+        grounded,
         options,
         example_values,
         tests,

@@ -86,6 +86,19 @@ impl RulePath {
         &self.steps
     }
 
+    /// The path as the shape's walks write it.
+    pub(crate) fn segs(&self) -> Vec<crate::shape::Seg> {
+        use crate::shape::Seg;
+        self.steps
+            .iter()
+            .map(|step| match step {
+                Step::Member(name) => Seg::Member(name.clone()),
+                Step::Items => Seg::Each,
+                Step::Values => Seg::EachValue,
+            })
+            .collect()
+    }
+
     /// The path as the prompt's rule lines write it: `<result>` for the result itself.
     pub(crate) fn display_name(&self) -> &str {
         if self.steps.is_empty() {

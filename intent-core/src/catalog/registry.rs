@@ -196,9 +196,11 @@ impl Catalog {
         if entry.rules.is_empty() {
             return call;
         }
+        let grounds = entry.grounds_of(&call);
         call.validate_json(move |value| {
             let mut issues = Vec::new();
             entry.check_rules(value, &mut issues);
+            entry.check_grounded(value, grounds.as_ref(), &mut issues);
             issues
         })
     }
@@ -242,14 +244,15 @@ impl Catalog {
             ));
             return AiCall::refused(client, error.into());
         };
-        AiCall::new(client, input, &entry.intent)
-            .options(entry.options.clone())
-            .validate_json(move |value| {
-                let mut issues = Vec::new();
-                schema.check(value, &mut issues);
-                entry.check_rules(value, &mut issues);
-                issues
-            })
+        let call = AiCall::new(client, input, &entry.intent).options(entry.options.clone());
+        let grounds = entry.grounds_of(&call);
+        call.validate_json(move |value| {
+            let mut issues = Vec::new();
+            schema.check(value, &mut issues);
+            entry.check_rules(value, &mut issues);
+            entry.check_grounded(value, grounds.as_ref(), &mut issues);
+            issues
+        })
     }
 
     fn entry(&self, name: &str) -> Result<&CatalogIntent, CatalogError> {

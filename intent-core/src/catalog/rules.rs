@@ -30,6 +30,9 @@ pub(crate) struct RawRules {
     unique_items: Option<bool>,
     #[serde(rename = "enum")]
     allowed: Option<Vec<Value>>,
+    /// The member's value must occur in the input (see `Rules::from_input`).
+    #[serde(alias = "from_input")]
+    from_input: Option<bool>,
 }
 
 /// The rules on one member, compiled.
@@ -87,9 +90,10 @@ impl MemberRule {
             max_items: raw.max_items,
             unique_items: raw.unique_items.unwrap_or(false),
             allowed: raw.allowed,
+            from_input: raw.from_input.unwrap_or(false),
         };
         let set = set_kinds(&rules);
-        if set.is_empty() {
+        if set.is_empty() && !rules.from_input {
             return Err(at("it sets no rule; remove it or add one"));
         }
         refusal(&rules, &set).map_or(Ok(()), |(message, values)| {
@@ -119,6 +123,9 @@ impl MemberRule {
 
     /// Why the rules do not apply to a member whose rule target is `target`, or `None`.
     pub(crate) fn misfit(&self, target: RuleTarget) -> Option<&'static str> {
+        if self.rules.from_input && target == RuleTarget::Number {
+            return Some(crate::shape::rule_table::FROM_INPUT_MISFIT);
+        }
         self.kind.and_then(|kind| misfit(kind, target, KEYWORD))
     }
 

@@ -99,6 +99,8 @@ pub(crate) struct ChunkInput {
     pub(crate) text: String,
     /// The elements' attachments, element after element, each element's in its own order.
     pub(crate) attachments: Vec<Attachment>,
+    /// Where each element's text sits in `text`, in the order of `keys`.
+    pub(crate) ranges: Vec<std::ops::Range<usize>>,
 }
 
 impl ChunkInput {
@@ -118,6 +120,7 @@ impl ChunkInput {
             .sum();
         let mut text = String::with_capacity(length + CHUNK_OVERHEAD);
         let mut keys = Vec::with_capacity(positions.len());
+        let mut ranges = Vec::with_capacity(positions.len());
         let mut attachments = Vec::new();
         text.push(open);
         for &position in &positions {
@@ -128,7 +131,9 @@ impl ChunkInput {
             if !keys.is_empty() {
                 text.push(',');
             }
+            let start = text.len();
             text.push_str(&std::mem::take(&mut element.text));
+            ranges.push(start..text.len());
             keys.push(std::mem::take(&mut element.key));
             attachments.append(&mut element.attachments);
         }
@@ -138,6 +143,7 @@ impl ChunkInput {
             keys,
             text,
             attachments,
+            ranges,
         }
     }
 }

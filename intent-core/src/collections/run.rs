@@ -22,6 +22,7 @@ use crate::prompt::{self, PromptPlan};
 use crate::relay::Relay;
 use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
 use crate::shape::{Field, Node, ShapeGraph, StructKind, StructShape, TypeInfo};
+use crate::trust::Grounds;
 
 /// What every chunk of a call shares.
 pub(super) struct Shared<'c, O> {
@@ -93,6 +94,9 @@ pub(super) struct PreparedChunk {
     pub(super) input: SerializedInput,
     pub(super) options: AiRequestOptions,
     pub(super) plan: Result<PromptPlan, ResultIssue>,
+    /// Each element's own input, for the members that must come from it (empty when the result
+    /// type has none).
+    pub(super) grounds: Vec<Grounds>,
 }
 
 impl<'a, K, O> IntoFuture for CollectionCall<'a, K, O>
@@ -303,7 +307,16 @@ pub(super) fn prepare_chunk<O: Intent>(shared: &Shared<'_, O>, chunk: ChunkInput
         keys,
         text,
         attachments,
+        ranges,
     } = chunk;
+    let grounds = if shared.reader.is_grounded() {
+        ranges
+            .into_iter()
+            .map(|range| verify::element_grounds(&text[range], shared.mode))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let requirement = match shared.mode {
         Mode::Each => format!(
                 "Exactly {}, one per input element, in the input's order, each with the index of its input element.",
@@ -340,6 +353,7 @@ pub(super) fn prepare_chunk<O: Intent>(shared: &Shared<'_, O>, chunk: ChunkInput
         input,
         options,
         plan,
+        grounds,
     }
 }
 
@@ -363,6 +377,7 @@ impl PreparedChunk {
         let verify = |text: &str| self.verify(shared, text).into_outcome();
         let result = attempt::run_plan_relayed(
             shared.client,
+            &self.info,
             plan,
             &self.input,
             shared.intent,
@@ -377,10 +392,10 @@ impl PreparedChunk {
     /// What a reply to this chunk holds, element by element.
     pub(super) fn verify<O: Intent>(&self, shared: &Shared<'_, O>, text: &str) -> Verdict<O> {
         match shared.mode {
-            Mode::Each => verify::verify_each(&shared.reader, text, &self.positions),
+            Mode::Each => verify::verify_each(&shared.reader, text, &self.positions, &self.grounds),
             Mode::Keyed => {
                 let keys: Vec<&str> = self.keys.iter().map(String::as_str).collect();
-                verify::verify_keyed(&shared.reader, text, &keys)
+                verify::verify_keyed(&shared.reader, text, &keys, &self.grounds)
             }
         }
     }

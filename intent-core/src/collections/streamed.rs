@@ -418,7 +418,11 @@ impl<O: Intent + Clone> Watch<'_, '_, O> {
         if suspect || holds_float(&value) {
             return;
         }
-        match self.shared.reader.read(value, &[]) {
+        match self
+            .shared
+            .reader
+            .read(value, &[], self.prepared.grounds.get(slot))
+        {
             Ok(read) => self.deliver(state, slot, read),
             Err(issues) => {
                 let issues = issues

@@ -15,7 +15,9 @@ use crate::read;
 use crate::result::{IssueKind, ResultIssue};
 use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{TargetKind, TypeInfo};
+use crate::trust::{Grounded, Grounds};
 
+use super::call::Mode;
 use super::each::EachItem;
 
 /// What a chunk's reply holds: the values per slot and the findings.
@@ -97,24 +99,65 @@ pub(crate) fn below_element(issue: &ResultIssue) -> &str {
         .trim_end_matches(['/', '.'])
 }
 
+/// The grounds of one element's input, from its text in the chunk's input:
+/// `{"index":3,"input":..}` (`map_each`) or `"key":..` (`map_values`).
+pub(crate) fn element_grounds(text: &str, mode: Mode) -> Grounds {
+    let parsed = match mode {
+        Mode::Each => serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|mut v| v.get_mut("input").map(Value::take)),
+        Mode::Keyed => serde_json::from_str::<Value>(&format!("{{{text}}}"))
+            .ok()
+            .and_then(|v| v.as_object().and_then(|o| o.values().next().cloned())),
+    };
+    match parsed {
+        Some(input) => Grounds::of_value(&input),
+        None => Grounds::of_json_text(text),
+    }
+}
+
 /// Reads one element's value into an `O` and runs the element checks on it.
 pub(crate) struct ElementReader<'c, O> {
     info: Arc<TypeInfo>,
     checks: &'c [Check<'c, O>],
+    /// The members of `O` that must come from the element's input.
+    grounded: Grounded,
 }
 
 impl<'c, O: Intent> ElementReader<'c, O> {
     pub(crate) fn new(checks: &'c [Check<'c, O>]) -> Self {
+        let info = O::type_info();
         ElementReader {
-            info: O::type_info(),
+            grounded: Grounded::of(&info),
+            info,
             checks,
         }
     }
 
+    /// True when some member of `O` must come from the element's input.
+    pub(crate) fn is_grounded(&self) -> bool {
+        !self.grounded.is_empty()
+    }
+
     /// The value, or the findings at paths relative to the element (`/value/..`); `lossy` is
-    /// what the chunk's reply says of its numbers (see [`read::Answer`]).
-    pub(crate) fn read(&self, value: Value, lossy: &[u64]) -> Result<O, Vec<ResultIssue>> {
+    /// what the chunk's reply says of its numbers (see [`read::Answer`]); `grounds` is the
+    /// element's own input, which its grounded members must come from.
+    pub(crate) fn read(
+        &self,
+        value: Value,
+        lossy: &[u64],
+        grounds: Option<&Grounds>,
+    ) -> Result<O, Vec<ResultIssue>> {
+        let answer = grounds
+            .filter(|_| self.is_grounded())
+            .map(|g| (value.clone(), g));
         let read = read::read_value_with::<O>(&self.info, value, lossy)?;
+        if let Some((answer, grounds)) = answer {
+            let missing = self.grounded.check(&answer, grounds);
+            if !missing.is_empty() {
+                return Err(missing);
+            }
+        }
         self.check(read)
     }
 
@@ -153,10 +196,14 @@ pub(crate) fn verify_each<O: Intent>(
     reader: &ElementReader<'_, O>,
     reply: &str,
     indexes: &[usize],
+    grounds: &[Grounds],
 ) -> Verdict<O> {
     let n = indexes.len();
-    if let Some(verdict) = verify_each_typed(reader, reply, indexes) {
-        return verdict;
+    // Grounded members are checked on each element's JSON, which the typed reading never has.
+    if !reader.is_grounded() {
+        if let Some(verdict) = verify_each_typed(reader, reply, indexes) {
+            return verdict;
+        }
     }
     let (value, lossy) = match parse(reply) {
         Ok(answer) => (answer.value, answer.lossy),
@@ -269,7 +316,7 @@ pub(crate) fn verify_each<O: Intent>(
             ));
             continue;
         };
-        match reader.read(value, &lossy) {
+        match reader.read(value, &lossy, grounds.get(slot)) {
             Ok(read) => verdict.values[slot] = Some(read),
             Err(issues) => {
                 verdict.element_issues(slot, &format!("{path}/value"), &format!("/{index}"), issues)
@@ -352,6 +399,7 @@ pub(crate) fn verify_keyed<O: Intent>(
     reader: &ElementReader<'_, O>,
     reply: &str,
     keys: &[&str],
+    grounds: &[Grounds],
 ) -> Verdict<O> {
     let n = keys.len();
     let (value, lossy) = match parse(reply) {
@@ -389,7 +437,7 @@ pub(crate) fn verify_keyed<O: Intent>(
     for (key, value) in members {
         let model_path = read::join_pointer("/value", &key);
         if let Some(&slot) = slot_of.get(key.as_str()) {
-            match reader.read(value, &lossy) {
+            match reader.read(value, &lossy, grounds.get(slot)) {
                 Ok(read) => verdict.values[slot] = Some(read),
                 Err(issues) => {
                     verdict.element_issues(slot, &model_path, &read::join_pointer("", &key), issues)
@@ -464,11 +512,12 @@ mod tests {
     #[test]
     fn a_well_formed_reply_and_a_loose_one_read_alike() {
         let reader = ElementReader::<u32>::new(&[]);
-        let strict = verify_each(&reader, REPLY, &[4, 5]);
+        let strict = verify_each(&reader, REPLY, &[4, 5], &[]);
         let loose = verify_each(
             &reader,
             "```json\n{\"value\": [{\"index\": 4, \"value\": \"1\"}, {\"index\": 5, \"value\": 2},]}\n```",
             &[4, 5],
+            &[],
         );
         assert_eq!(strict.values, vec![Some(1), Some(2)]);
         assert!(strict.model_issues.is_empty());
@@ -486,7 +535,7 @@ mod tests {
             }
         })];
         let reader = ElementReader::new(&checks);
-        let verdict = verify_each(&reader, REPLY, &[4, 5]);
+        let verdict = verify_each(&reader, REPLY, &[4, 5], &[]);
         assert_eq!(verdict.values, vec![Some(1), None]);
         assert_eq!(verdict.model_issues.len(), 1);
         assert_eq!(
@@ -505,6 +554,7 @@ mod tests {
             &reader,
             r#"{"value":[{"index":4,"value":1.0000000000000000001},{"index":5,"value":2.0}]}"#,
             &[4, 5],
+            &[],
         );
         assert_eq!(verdict.values, vec![None, Some(2)]);
         assert!(verdict.model_issues[0]
@@ -519,6 +569,7 @@ mod tests {
             &reader,
             r#"{"value":[{"index":5,"value":2},{"index":4,"value":1}]}"#,
             &[4, 5],
+            &[],
         );
         assert_eq!(verdict.values, vec![None, None]);
         assert!(verdict

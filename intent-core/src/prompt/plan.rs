@@ -46,6 +46,7 @@ pub struct PromptPlan {
     top_p: Option<f32>,
     stop: Vec<String>,
     extra_body: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
+    logprobs: bool,
 }
 
 /// Plans a call: the response format and schema for the target, and the fixed part of the prompt.
@@ -205,6 +206,7 @@ pub fn plan(
         top_p: options.top_p,
         stop: options.stop.clone(),
         extra_body: options.extra_body.clone().map(Arc::new),
+        logprobs: options.logprobs,
     })
 }
 
@@ -239,6 +241,7 @@ impl PromptPlan {
             top_p: self.top_p,
             stop: self.stop.clone(),
             extra_body: self.extra_body.clone(),
+            logprobs: self.logprobs,
         }
     }
 

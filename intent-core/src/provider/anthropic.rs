@@ -237,6 +237,7 @@ impl AnthropicProvider {
                 budget_tokens: budget,
             }),
         };
+        super::logprobs::refuse_unsupported(request, "Anthropic's Messages API", &self.name)?;
         let thinks = matches!(thinking, Some(Thinking::Enabled { .. }));
         let max_tokens = match thinking {
             // The budget counts in max_tokens, which must exceed it: the reply keeps its own limit.

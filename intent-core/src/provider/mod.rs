@@ -9,6 +9,7 @@ pub(crate) mod batch;
 mod extra_body;
 mod gemini;
 mod http_provider;
+pub(crate) mod logprobs;
 mod message_parts;
 mod openai;
 mod openai_parts;
@@ -27,6 +28,7 @@ pub use crate::result::FinishReason;
 pub use anthropic::{AnthropicProvider, ANTHROPIC_VERSION};
 pub use batch::BatchClient;
 pub use gemini::GeminiProvider;
+pub use logprobs::TokenLogprob;
 pub use openai::{MaxTokensField, OpenAiApi, OpenAiProvider};
 pub use scripted::{ScriptedProvider, ScriptedReply};
 pub use stream::{PieceStream, ReplyAssembler, StreamEnd, StreamPiece};
@@ -83,6 +85,9 @@ pub struct AiResponse {
     /// [`RateLimiter`](crate::ratelimit::RateLimiter) slow down before the provider refuses.
     /// Boxed, so that a reply without one stays small.
     pub rate_limit: Option<Box<RateLimitStatus>>,
+    /// The log probabilities of the reply's tokens, in order, when the request asked for them
+    /// ([`AiRequest::logprobs`]) and the provider gave them; `None` when it gave none.
+    pub logprobs: Option<Vec<TokenLogprob>>,
 }
 
 impl AiResponse {
@@ -104,6 +109,7 @@ impl AiResponse {
             model: model.into(),
             reasoning: None,
             rate_limit: None,
+            logprobs: None,
         }
     }
 }

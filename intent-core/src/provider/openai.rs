@@ -326,6 +326,7 @@ impl OpenAiProvider {
             reasoning_effort: request.reasoning_effort,
             prompt_cache_key: super::prompt_cache::openai_cache_key(request),
             sampling: sampling::chat(request, &self.name)?,
+            logprobs: super::logprobs::chat_request(request),
             response_format,
             stream: stream.then_some(true),
             stream_options: stream.then_some(StreamOptions {
@@ -380,6 +381,8 @@ struct ChatBody<'a> {
     reasoning_effort: Option<ReasoningEffort>,
     #[serde(flatten)]
     sampling: sampling::ChatSampling<'a>,
+    #[serde(flatten)]
+    logprobs: super::logprobs::ChatRequest,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_key: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -433,6 +436,8 @@ struct Choice {
     message: Option<ChoiceMessage>,
     #[serde(default, deserialize_with = "super::lenient")]
     finish_reason: Option<String>,
+    #[serde(default, deserialize_with = "super::lenient")]
+    logprobs: Option<super::logprobs::ChatLogprobs>,
 }
 
 #[derive(Deserialize)]
@@ -487,11 +492,13 @@ fn parse_lenient(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiRespon
         reasoning_content: m.reasoning_content,
         reasoning: m.reasoning,
     });
-    Ok(response(
+    let mut response = response(
         Parts::of(message, choice.finish_reason.as_deref(), reply.model),
         reply.usage.unwrap_or_default().usage(),
         sent_model,
-    ))
+    );
+    response.logprobs = super::logprobs::chat(choice.logprobs);
+    Ok(response)
 }
 
 /// The first choice's message, as both readings give it.
@@ -611,6 +618,8 @@ mod fast {
     struct Choice {
         message: Option<ReplyMessage>,
         finish_reason: Option<String>,
+        #[serde(default)]
+        logprobs: Option<crate::provider::logprobs::ChatLogprobs>,
     }
 
     #[derive(Deserialize)]
@@ -635,11 +644,13 @@ mod fast {
             ),
             None => usage(None, None, None, None),
         };
-        Some(response(
+        let mut response = response(
             Parts::of(choice.message, choice.finish_reason.as_deref(), reply.model),
             usage,
             sent_model,
-        ))
+        );
+        response.logprobs = crate::provider::logprobs::chat(choice.logprobs);
+        Some(response)
     }
 
     #[cfg(test)]

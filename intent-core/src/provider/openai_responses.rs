@@ -83,6 +83,7 @@ pub(super) fn body(
         sampling: super::sampling::responses(request, provider)?,
         text: Text { format },
         prompt_cache_key: super::prompt_cache::openai_cache_key(request),
+        include: super::logprobs::responses_include(request),
         store: false,
     };
     request_body(&body, request, provider)
@@ -105,6 +106,8 @@ struct ResponsesBody<'a> {
     text: Text<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    include: Option<[&'static str; 1]>,
     store: bool,
 }
 
@@ -295,6 +298,7 @@ pub(super) fn parse_reply(
     };
     response.refusal = refused.then_some(output.refusal);
     response.reasoning = (!output.reasoning.trim().is_empty()).then_some(output.reasoning);
+    response.logprobs = super::logprobs::responses(&items);
     response.usage = super::openai_usage::usage(
         usage.input_tokens,
         usage.output_tokens,

@@ -70,6 +70,9 @@ pub enum StreamPiece {
     /// More of the refusal message, when the provider states it apart from the text (OpenAI's
     /// `refusal`).
     Refusal(String),
+    /// The log probabilities of the tokens of the text pieces so far not covered by an earlier
+    /// such piece, when the request asked for them.
+    Logprobs(Vec<super::TokenLogprob>),
     /// The end of a complete reply: always the last piece.
     End(StreamEnd),
 }
@@ -149,6 +152,7 @@ pub struct ReplyAssembler {
     text: String,
     reasoning: Option<String>,
     refusal: Option<String>,
+    logprobs: Option<Vec<super::TokenLogprob>>,
     end: Option<StreamEnd>,
 }
 
@@ -167,6 +171,9 @@ impl ReplyAssembler {
             }
             StreamPiece::Refusal(text) => {
                 append(self.refusal.get_or_insert_with(String::new), text)
+            }
+            StreamPiece::Logprobs(tokens) => {
+                self.logprobs.get_or_insert_with(Vec::new).extend(tokens)
             }
             StreamPiece::End(end) => self.end = Some(end),
         }
@@ -227,6 +234,7 @@ impl ReplyAssembler {
         response.refusal = refusal;
         response.reasoning = self.reasoning;
         response.usage = end.usage;
+        response.logprobs = self.logprobs;
         Ok(response)
     }
 
@@ -276,6 +284,7 @@ pub(crate) fn reply_pieces(
         usage,
         model,
         reasoning,
+        logprobs,
         ..
     } = response;
     let mut pieces = Vec::new();
@@ -300,6 +309,9 @@ pub(crate) fn reply_pieces(
     }
     if let Some(refusal) = refusal {
         pieces.push(StreamPiece::Refusal(refusal));
+    }
+    if let Some(tokens) = logprobs {
+        pieces.push(StreamPiece::Logprobs(tokens));
     }
     pieces.push(StreamPiece::End(StreamEnd::new(
         finish_reason,
@@ -504,6 +516,11 @@ impl Redacting {
                 send(self.reasoning.push(key, text), StreamPiece::Reasoning);
             }
             StreamPiece::Refusal(text) => send(self.refusal.push(key, text), StreamPiece::Refusal),
+            StreamPiece::Logprobs(tokens) => {
+                if !key.in_tokens(&tokens) {
+                    out.push_back(StreamPiece::Logprobs(tokens));
+                }
+            }
             StreamPiece::End(mut end) => {
                 send(self.reasoning.finish(key), StreamPiece::Reasoning);
                 send(self.text.finish(key), StreamPiece::Text);

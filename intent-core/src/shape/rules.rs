@@ -45,6 +45,10 @@ pub struct Rules {
     pub unique_items: bool,
     /// The only values allowed (from an intent file's `enum` rule).
     pub allowed: Option<Vec<serde_json::Value>>,
+    /// `#[intent(from_input)]` (`from_input: true` in an intent file): the value must occur in the
+    /// input's text, compared without case, white space and punctuation differences (a number
+    /// as a number). Checked against the input on every answer, never taken as honest otherwise.
+    pub from_input: bool,
 }
 
 /// What kind of value a rule applies to, so the derive can refuse `max_length` on a number.
@@ -83,6 +87,7 @@ impl Rules {
             max_items,
             unique_items,
             allowed,
+            from_input,
         } = self;
         minimum.is_none()
             && maximum.is_none()
@@ -96,6 +101,7 @@ impl Rules {
             && max_items.is_none()
             && !unique_items
             && allowed.is_none()
+            && !from_input
     }
 
     /// The rules in words, for the prompt's output requirements.
@@ -138,9 +144,15 @@ impl Rules {
             let list: Vec<String> = values.iter().map(|v| v.to_string()).collect();
             out.push(format!("one of {}", list.join(", ")));
         }
+        if self.from_input {
+            out.push(FROM_INPUT_STATEMENT.to_owned());
+        }
         out
     }
 }
+
+/// How a member that must come from the input is stated among the rules.
+pub(crate) const FROM_INPUT_STATEMENT: &str = "copied from the input, as the input writes it";
 
 /// A rule's number as every message writes it: whole numbers without a needless `.0` (`5`, not
 /// `5.0`), very large or small magnitudes in exponent form (`1e20`), others as Rust prints them.
@@ -250,6 +262,21 @@ impl super::ShapeGraph {
         root: super::NodeId,
         mut visit: impl FnMut(&[Seg], &Rules, bool),
     ) {
+        self.for_each_member(root, |path, field, nullable| {
+            if !field.rules.is_empty() {
+                visit(path, &field.rules, nullable);
+            }
+        });
+    }
+
+    /// Calls `visit` with the path, the field and whether it may be null, for every named member
+    /// below `root`, in the order [`rule_lines`](Self::rule_lines) states them. Each named type is
+    /// walked once, so a recursive type's members are visited once.
+    pub(crate) fn for_each_member(
+        &self,
+        root: super::NodeId,
+        mut visit: impl FnMut(&[Seg], &super::Field, bool),
+    ) {
         use super::{Node, StructKind, VariantKind};
         let mut seen = std::collections::HashSet::new();
         let mut stack = vec![(root, Vec::<Seg>::new())];
@@ -309,7 +336,7 @@ impl super::ShapeGraph {
         &self,
         fields: &[super::Field],
         prefix: &[Seg],
-        visit: &mut impl FnMut(&[Seg], &Rules, bool),
+        visit: &mut impl FnMut(&[Seg], &super::Field, bool),
         children: &mut Vec<(super::NodeId, Vec<Seg>)>,
     ) {
         for f in fields {
@@ -317,12 +344,41 @@ impl super::ShapeGraph {
             if !f.flatten {
                 member.push(Seg::Member(f.name.to_string()));
             }
-            if !f.rules.is_empty() {
-                let nullable = matches!(self.node(f.ty), super::Node::Option(_));
-                visit(&member, &f.rules, nullable);
-            }
+            let nullable = matches!(self.node(f.ty), super::Node::Option(_));
+            visit(&member, f, nullable);
             children.push((f.ty, member));
         }
+    }
+
+    /// The same graph with every member's rules removed: what a reply is read by when its rules
+    /// are not the question ([`AiResult::best_effort`](crate::AiResult::best_effort)).
+    pub(crate) fn without_rules(&self) -> super::ShapeGraph {
+        use super::{Node, StructKind, VariantKind};
+        let mut graph = self.clone();
+        for index in 0..graph.len() {
+            let id = super::NodeId(u32::try_from(index).unwrap_or(u32::MAX));
+            let mut node = graph.node(id).clone();
+            let fields = match &mut node {
+                Node::Struct(s) => match &mut s.kind {
+                    StructKind::Named(fields) => Some(fields),
+                    _ => None,
+                },
+                Node::Enum(e) => {
+                    for v in &mut e.variants {
+                        if let VariantKind::Struct(fields) = &mut v.kind {
+                            fields.iter_mut().for_each(|f| f.rules = Rules::default());
+                        }
+                    }
+                    None
+                }
+                _ => continue,
+            };
+            if let Some(fields) = fields {
+                fields.iter_mut().for_each(|f| f.rules = Rules::default());
+            }
+            graph.set(id, node);
+        }
+        graph
     }
 }
 

@@ -14,10 +14,11 @@ use crate::attempt;
 use crate::call::AiCall;
 use crate::intent::Intent;
 use crate::read::partial::{ClosedElement, ElementBody};
-use crate::read::read_list_element;
+use crate::read::{read_json, read_list_element};
 use crate::relay::Relay;
 use crate::result::{AiResult, IssueKind, ResultIssue};
 use crate::shape::TypeInfo;
+use crate::trust::{Grounded, Grounds};
 
 impl<'a, T> AiCall<'a, T>
 where
@@ -62,8 +63,16 @@ where
     /// # });
     /// ```
     pub fn stream_elements(self) -> ElementStream<'a, E> {
+        // The members of an element that must come from the input are checked before it is
+        // delivered, against the call's input.
+        let grounded = Grounded::of(&<Vec<E>>::type_info()).of_elements();
+        let grounding = match &self.input {
+            Ok(input) if !grounded.is_empty() => Some(Arc::new((grounded, Grounds::of(input)))),
+            _ => None,
+        };
         ElementStream {
             driver: drive(self, true),
+            grounding,
         }
     }
 }
@@ -147,6 +156,8 @@ impl<T> fmt::Debug for AiStream<'_, T> {
 #[must_use = "a stream does nothing until it is polled"]
 pub struct ElementStream<'a, E> {
     driver: Driver<'a, Vec<E>>,
+    /// The element's members that must come from the input, and the input.
+    grounding: Option<Arc<(Grounded, Grounds)>>,
 }
 
 impl<E: DeserializeOwned> ElementStream<'_, E> {
@@ -165,8 +176,10 @@ impl<E: DeserializeOwned> Stream for ElementStream<'_, E> {
     type Item = ElementEvent<E>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.get_mut().driver.poll_map(cx, |step| match step {
-            Step::Element(closed, info) => Some(element_event(&info, closed)),
+        let this = self.get_mut();
+        let grounding = this.grounding.as_deref();
+        this.driver.poll_map(cx, |step| match step {
+            Step::Element(closed, info) => Some(element_event(&info, closed, grounding)),
             Step::Retry(record) => Some(ElementEvent::Retry(record)),
             Step::Done(result) => Some(ElementEvent::Done(result)),
             Step::Partial(..) => None,
@@ -174,8 +187,26 @@ impl<E: DeserializeOwned> Stream for ElementStream<'_, E> {
     }
 }
 
-/// The event of an element that closed: read into an `E`, or its findings.
-fn element_event<E: DeserializeOwned>(info: &TypeInfo, closed: ClosedElement) -> ElementEvent<E> {
+/// The event of an element that closed: read into an `E`, or its findings; with `grounding`,
+/// an element whose grounded members the input does not hold is not delivered.
+fn element_event<E: DeserializeOwned>(
+    info: &TypeInfo,
+    closed: ClosedElement,
+    grounding: Option<&(Grounded, Grounds)>,
+) -> ElementEvent<E> {
+    let index = closed.index;
+    if let (Some((grounded, grounds)), Ok(body)) = (grounding, &closed.value) {
+        let json = match body {
+            ElementBody::Text(text) => read_json(text).map(|answer| answer.value).ok(),
+            ElementBody::Json(json) => Some(json.clone()),
+        };
+        if let Some(json) = json {
+            let missing = grounded.check_at(&json, grounds, &format!("/value/{index}"));
+            if !missing.is_empty() {
+                return ElementEvent::Invalid(index, missing);
+            }
+        }
+    }
     match closed.value {
         Ok(ElementBody::Text(text)) => match read_list_element::<E>(info, closed.index, &text) {
             Ok(element) => ElementEvent::Element(closed.index, element),

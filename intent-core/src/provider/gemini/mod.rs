@@ -249,6 +249,7 @@ impl GeminiProvider {
                     request.reasoning_effort,
                 ),
                 sampling: super::sampling::gemini(request, &self.name)?,
+                response_logprobs: request.logprobs,
             },
         };
         request_body(&body, request, &self.name)

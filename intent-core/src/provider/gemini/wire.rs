@@ -74,6 +74,8 @@ pub(super) struct GenerationConfig<'a> {
     pub(super) thinking_config: Option<ThinkingConfig>,
     #[serde(flatten)]
     pub(super) sampling: crate::provider::sampling::GeminiSampling<'a>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(super) response_logprobs: bool,
 }
 
 #[derive(Serialize, Debug, PartialEq, Eq)]
@@ -142,6 +144,8 @@ struct Candidate {
     content: Option<CandidateContent>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
     finish_reason: Option<String>,
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
+    logprobs_result: Option<crate::provider::logprobs::GeminiLogprobs>,
 }
 
 #[derive(Deserialize)]
@@ -232,6 +236,7 @@ pub(super) fn parse_reply(
     response.finish_reason = finish_reason(candidate.finish_reason.as_deref());
     response.reasoning = (!reasoning.trim().is_empty()).then_some(reasoning);
     response.usage = usage;
+    response.logprobs = crate::provider::logprobs::gemini(candidate.logprobs_result);
     Ok(response)
 }
 

@@ -143,6 +143,9 @@ impl EventDecoder for ChatDecoder {
                 pieces.push_back(StreamPiece::Refusal(refusal));
             }
         }
+        if let Some(tokens) = crate::provider::logprobs::chat(choice.logprobs) {
+            pieces.push_back(StreamPiece::Logprobs(tokens));
+        }
         if choice.finish_reason.is_some() {
             self.finish_reason = choice.finish_reason;
         }
@@ -177,6 +180,8 @@ struct ChunkChoice {
     delta: Option<Delta>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
     finish_reason: Option<String>,
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
+    logprobs: Option<crate::provider::logprobs::ChatLogprobs>,
 }
 
 #[derive(Deserialize)]

@@ -261,6 +261,7 @@ impl Redact for AiResponse {
             model,
             reasoning,
             rate_limit,
+            logprobs,
         } = self;
         let finish_reason = match finish_reason {
             FinishReason::Other(reason) => FinishReason::Other(key.redact(reason)),
@@ -274,7 +275,17 @@ impl Redact for AiResponse {
         response.reasoning = reasoning.map(|r| key.redact(r));
         // Counts and durations only: nothing a key could be in.
         response.rate_limit = rate_limit;
+        // Tokens cannot be redacted one by one: tokens that write the key are dropped whole.
+        response.logprobs = logprobs.filter(|tokens| !key.in_tokens(tokens));
         response
+    }
+}
+
+impl ApiKey {
+    /// True when the text `tokens` write holds the key.
+    pub(crate) fn in_tokens(&self, tokens: &[crate::provider::TokenLogprob]) -> bool {
+        let joined: String = tokens.iter().map(|t| t.token.as_str()).collect();
+        self.redact(joined.clone()) != joined
     }
 }
 

@@ -328,6 +328,12 @@ pub const fn count_conflict(
     }
 }
 
+/// Why `from_input` (`fromInput` in an intent file) does not fit a member: it says a value is
+/// copied from the input's text, so it applies to text, to lists of text, and (on a type, or an
+/// intent file's object member) to every text member of a struct; the derive and the catalog
+/// refuse it elsewhere in these words.
+pub const FROM_INPUT_MISFIT: &str = "`from_input` applies to text members (a string, or an `Option` or a list of strings) and to structs (their text members): it says the value is copied from the input's text";
+
 /// Why `step` is no `multiple_of`, or `None` when it is one (greater than 0).
 pub const fn multiple_of_refusal(step: f64, naming: RuleNaming) -> Option<&'static str> {
     if step > 0.0 {
@@ -354,6 +360,16 @@ pub const fn scalar_target(scalar: Scalar) -> RuleTarget {
         | Scalar::Url => RuleTarget::Text,
         Scalar::Bool | Scalar::Unit | Scalar::Json | Scalar::JsonObject => RuleTarget::Other,
     }
+}
+
+/// Whether a scalar may be declared to come from the input (`#[intent(from_input)]`): what
+/// `<T as Intent>::__FROM_INPUT` is for the types that register it. Text is copied from an input;
+/// a date, a number or a `bool` is read from it, in a form of its own.
+pub const fn scalar_from_input(scalar: Scalar) -> bool {
+    matches!(
+        scalar,
+        Scalar::String | Scalar::Char | Scalar::Uuid | Scalar::Url
+    )
 }
 
 /// The rule target of a JSON Schema `type` (`integer`, `string`, ...).
