@@ -26,9 +26,8 @@ use serde_json::Value;
 
 use crate::input::SerializedInput;
 use crate::result::{IssueKind, ResultIssue};
-use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{member_subject, number, MemberStep, Seg, TypeInfo};
-use crate::trust::{contains_number, values_at};
+use crate::trust::{answer_values_at, contains_number};
 
 /// A member with inclusive numeric bounds.
 struct Bounded {
@@ -81,14 +80,7 @@ impl<'a> BoundPolicy<'a> {
         }
         let mut issues = Vec::new();
         for member in &self.members {
-            let mut found = Vec::new();
-            values_at(
-                answer,
-                &member.path,
-                format!("/{ENVELOPE_PROPERTY}"),
-                &mut found,
-            );
-            for (pointer, value) in found {
+            for (pointer, value) in answer_values_at(answer, &member.path) {
                 let Some(n) = value.as_f64() else { continue };
                 if !member.bounds.contains(&n) || contains_number(self.input, n) {
                     continue;

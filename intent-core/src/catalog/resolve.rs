@@ -213,7 +213,7 @@ pub(crate) fn check_on_schema(schema: &Value, rule: &MemberRule) -> Result<(), S
         push_step(&mut walked, step);
         current = next;
     }
-    if rule.kind.is_none() {
+    if rule.kind.is_none() && !rule.rules.from_input {
         return Ok(());
     }
     let mut types: Vec<&str> = Vec::new();
@@ -231,7 +231,11 @@ pub(crate) fn check_on_schema(schema: &Value, rule: &MemberRule) -> Result<(), S
         return Ok(());
     }
     // No type listed fits: the rule's family is refused by every one of them alike.
-    let Some(misfit) = rule.misfit(RuleTarget::Other) else {
+    let misfit = types
+        .first()
+        .and_then(|t| rule.misfit(schema_type_target(t)))
+        .or_else(|| rule.misfit(RuleTarget::Other));
+    let Some(misfit) = misfit else {
         return Ok(());
     };
     types.retain(|t| *t != "null");

@@ -55,6 +55,19 @@ pub(crate) fn values_at<'v>(
     }
 }
 
+/// Every value of an answer (the value inside the envelope) at a member's `path`, with its JSON
+/// pointer from the envelope (`/value/...`).
+pub(crate) fn answer_values_at<'v>(answer: &'v Value, path: &[Seg]) -> Vec<(String, &'v Value)> {
+    let mut found = Vec::new();
+    values_at(
+        answer,
+        path,
+        format!("/{}", crate::schema::ENVELOPE_PROPERTY),
+        &mut found,
+    );
+    found
+}
+
 /// A value as a message quotes it: a string as it is, anything else as JSON, cut at 80
 /// characters.
 pub(crate) fn quoted(value: &Value) -> String {

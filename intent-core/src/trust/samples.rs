@@ -23,9 +23,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::Value;
 
 use super::ground::{number_readings, Grounds};
-use super::paths::{quoted, values_at};
+use super::paths::{answer_values_at, quoted};
 use crate::result::{IssueKind, ResultIssue};
-use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{member_subject, MemberStep, Node, Scalar, Seg, TypeInfo};
 
 /// Where a sample starts, lower case.
@@ -182,14 +181,7 @@ impl SamplePolicy {
         }
         let mut issues = Vec::new();
         for member in &self.members {
-            let mut found = Vec::new();
-            values_at(
-                answer,
-                &member.path,
-                format!("/{ENVELOPE_PROPERTY}"),
-                &mut found,
-            );
-            for (pointer, value) in found {
+            for (pointer, value) in answer_values_at(answer, &member.path) {
                 let mut leaves = Vec::new();
                 leaves_of(value, pointer, &mut leaves);
                 for (pointer, leaf) in leaves {

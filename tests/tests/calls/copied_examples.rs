@@ -1,5 +1,7 @@
 //! Copied examples: a reply that is an example's output, for an input that is not that
-//! example's, is a finding naming the example, sent back like any other; never a success.
+//! example's, is a finding naming the example, sent back like any other. The policy questions
+//! once per call and takes the same answer again as honest; members that must come from the
+//! input never let a copy through; `AnswerChecks::copied_examples` turns the policy off.
 
 use intent_core::prelude::*;
 use intent_core::IssueKind;
@@ -40,18 +42,100 @@ async fn a_copied_example_is_sent_back_naming_it_and_the_real_answer_passes() {
 }
 
 #[tokio::test]
-async fn a_model_that_only_copies_fails_the_call_and_never_returns_the_examples_values() {
+async fn a_copy_given_again_is_taken_as_honest() {
     let model = ScriptedProvider::new([SAM_OUTPUT, SAM_OUTPUT, SAM_OUTPUT]);
-    let client = IntentClient::new(model);
+    let client = IntentClient::new(model.clone());
     let order = PurchaseRequest::ai(&client, DANA, "Extract the purchase request.")
         .example(IntentExample::new(SAM, SAM_OUTPUT))
         .await;
+    // Questioned once, then the same answer again is the model's word.
+    assert_eq!(order.attempts().len(), 2);
+    assert_eq!(order.attempts()[0].issues[0].kind, IssueKind::CopiedExample);
+    assert_eq!(order.value().map(|o| o.quantity), Some(12));
+    assert_eq!(model.requests().len(), 2);
+}
+
+/// A purchase request whose contact and code must be the input's own.
+#[derive(Debug, serde::Deserialize, Intent)]
+#[serde(rename_all = "camelCase")]
+struct GroundedRequest {
+    #[intent(from_input)]
+    contact: String,
+    #[intent(from_input, pattern = "^[A-Z]-\\d+$")]
+    sku: String,
+    quantity: u32,
+}
+
+#[tokio::test]
+async fn a_copy_whose_members_must_come_from_the_input_is_never_taken() {
+    let copy = r#"{"value": {"contact": "Sam", "sku": "B-220", "quantity": 12}}"#;
+    let model = ScriptedProvider::new([copy, copy, copy]);
+    let client = IntentClient::new(model.clone());
+    let order = GroundedRequest::ai(&client, DANA, "Extract the purchase request.")
+        .example(IntentExample::new(SAM, copy))
+        .await;
     assert!(!order.is_success());
-    assert!(order.value().is_none());
+    assert_eq!(order.attempts().len(), 3);
     assert!(order
         .issues()
         .iter()
-        .any(|i| i.kind == IssueKind::CopiedExample));
+        .any(|i| i.kind == IssueKind::NotInInput && i.path.as_deref() == Some("/value/sku")));
+    // The copy is still there to show, read as the type, with the reason it is not a success.
+    let last = order.best_effort().map(|o| (o.contact, o.sku, o.quantity));
+    assert_eq!(last, Some(("Sam".to_owned(), "B-220".to_owned(), 12)));
+}
+
+#[derive(Debug, serde::Deserialize, Intent, PartialEq)]
+struct Request {
+    intent: String,
+}
+
+const REFUND_EXAMPLE: &str = "Please refund order 5521, it arrived broken.";
+
+#[tokio::test]
+async fn a_right_answer_equal_to_an_example_succeeds_the_second_time_it_is_given() {
+    let refund = r#"{"value": {"intent": "refund"}}"#;
+    let model = ScriptedProvider::new([refund, refund]);
+    let client = IntentClient::new(model.clone());
+    let request = Request::ai(&client, "I want my money back.", "Classify the request.")
+        .example(IntentExample::new(REFUND_EXAMPLE, refund))
+        .await;
+    assert_eq!(
+        request.attempts()[0].issues[0].kind,
+        IssueKind::CopiedExample
+    );
+    assert!(request.attempts()[0].issues[0]
+        .message
+        .contains("\"refund\""));
+    assert_eq!(
+        request.value(),
+        Some(&Request {
+            intent: "refund".into()
+        })
+    );
+    assert_eq!(request.attempts().len(), 2);
+}
+
+#[tokio::test]
+async fn the_switch_turns_the_copied_example_check_off() {
+    let refund = r#"{"value": {"intent": "refund"}}"#;
+    let model = ScriptedProvider::new([refund]);
+    let client = IntentClient::builder()
+        .provider(model.clone())
+        .default_options(AiRequestOptions {
+            answer_checks: Some(AnswerChecks {
+                copied_examples: false,
+                ..AnswerChecks::default()
+            }),
+            ..AiRequestOptions::default()
+        })
+        .build()
+        .unwrap();
+    let request = Request::ai(&client, "I want my money back.", "Classify the request.")
+        .example(IntentExample::new(REFUND_EXAMPLE, refund))
+        .await;
+    assert!(request.is_success());
+    assert_eq!(request.attempts().len(), 1);
 }
 
 #[tokio::test]

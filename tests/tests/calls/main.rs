@@ -1,10 +1,13 @@
 //! Integration tests: calls (one binary, one module per theme).
 
+mod answer_checks;
 mod attachments;
+mod best_effort;
 mod bound_answers;
 mod cache;
 mod copied_examples;
 mod empty_lists;
+mod grounded_members;
 mod honest_limits;
 mod input_before_any_call;
 mod input_serialization;
@@ -14,6 +17,7 @@ mod observer;
 mod options_precedence;
 mod replay;
 mod rules_up_front;
+mod sample_values;
 mod shared_request;
 #[path = "../shared/trace_route.rs"]
 mod trace_route;

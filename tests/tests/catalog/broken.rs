@@ -43,8 +43,8 @@ type Expected = (
 
 /// Each broken file (or folder) and the exact error it loads with: file, intent, line, message.
 const BROKEN: &[Expected] = &[
-    ("unknown_key.yaml", Some("summary"), Some(3), "unknown field `intnet`, expected one of `name`, `intent`, `shape`, `rules`, `examples`, `tests`, `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `temperature`, `model`, `provider`"),
-    ("unknown_rule_keyword.json", Some("count"), Some(7), "`rules.$`: unknown field `min`, expected one of `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`, `uniqueItems`, `enum`"),
+    ("unknown_key.yaml", Some("summary"), Some(3), "unknown field `intnet`, expected one of `name`, `intent`, `shape`, `rules`, `examples`, `tests`, `expectedOutputDescription`, `systemInstructions`, `maxOutputTokens`, `temperature`, `model`, `provider`, `answerChecks`, `answer_checks`"),
+    ("unknown_rule_keyword.json", Some("count"), Some(7), "`rules.$`: unknown field `min`, expected one of `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`, `uniqueItems`, `enum`, `fromInput`, `from_input`"),
     ("missing_intent.yaml", Some("summary"), Some(2), "missing field `intent`"),
     ("empty_intent.yaml", Some("summary"), Some(3), "`intent` is empty; write the instruction for the model"),
     ("invalid_regex.yaml", Some("order-line"), Some(7), "rule `sku`: `pattern` is not a valid regular expression (unclosed character class)"),
