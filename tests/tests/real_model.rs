@@ -737,3 +737,49 @@ async fn a_streamed_struct_reads_as_its_typed_partial_consistent_with_the_final_
     assert_eq!(last.city.as_deref(), Some(stay.city.as_str()));
     assert_eq!(last.nights, Some(stay.nights));
 }
+
+/// How a review is routed: its sentiment, and whether it asks for money back.
+#[derive(Debug, Deserialize, Intent)]
+struct Routing {
+    /// The review's sentiment.
+    sentiment: Sentiment,
+    /// Whether the review asks for a refund.
+    wants_refund: bool,
+}
+
+#[tokio::test]
+#[ignore = "needs a local model: INTENT_LLM_BASE_URL from scripts/local-llm/start.sh"]
+async fn a_clear_cut_classification_is_given_with_a_probability_above_one_half() {
+    let result = Routing::ai(
+        &client(1),
+        "I love this kettle, it is wonderful and boils water fast!",
+        "Classify the review.",
+    )
+    .options(AiRequestOptions {
+        logprobs: true,
+        ..options(32)
+    })
+    .await;
+    print_attempts(&result);
+    assert_recorded(&result);
+    let attempt = &result.attempts()[0];
+    eprintln!("confidence: {:?}", attempt.confidence);
+    assert!(attempt.notices.is_empty(), "{:?}", attempt.notices);
+    let paths: Vec<&str> = attempt.confidence.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["/value/sentiment", "/value/wants_refund"]);
+    let sentiment = &attempt.confidence[0];
+    assert_eq!(sentiment.value, "Positive");
+    assert!(
+        sentiment.probability > 0.5 && sentiment.probability <= 1.0,
+        "{sentiment:?}"
+    );
+    let refund = &attempt.confidence[1];
+    assert_eq!(refund.value, false);
+    assert!(
+        refund.probability > 0.0 && refund.probability <= 1.0,
+        "{refund:?}"
+    );
+    let routing = result.into_result().unwrap();
+    assert_eq!(routing.sentiment, Sentiment::Positive);
+    assert!(!routing.wants_refund);
+}

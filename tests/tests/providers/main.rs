@@ -8,6 +8,7 @@ mod conformance;
 mod escalation;
 mod fallback;
 mod gemini;
+mod logprobs;
 mod odd_replies;
 mod openai;
 mod openai_stream;
