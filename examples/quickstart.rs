@@ -1,11 +1,19 @@
 //! The quickstart: extract a typed purchase request from an email.
 //!
 //! Runs offline on a scripted model by default. With `OPENAI_API_KEY` or `OPENAI_BASE_URL` set (for
-//! example a local llama.cpp or Ollama server), it asks that server instead.
+//! example a local llama.cpp or Ollama server), it asks that server instead, and exits with an
+//! error when the call does not succeed. The small model the project installs gets it right on
+//! its first answer:
 //!
 //! ```text
 //! cargo run -p intent-examples --example quickstart
+//! OPENAI_BASE_URL="$(scripts/local-llm/start.sh)" cargo run -p intent-examples --example quickstart
+//! scripts/local-llm/stop.sh
 //! ```
+//!
+//! The contact, the company and the product code are marked `from_input`: an answer that gives
+//! one the email does not contain (the example's, say) is never a success. What happens when a
+//! model copies the example is shown on its own in `examples/trust.rs`.
 
 use chrono::NaiveDate;
 use intent_core::prelude::*;
@@ -15,10 +23,14 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize, Intent)]
 #[serde(rename_all = "camelCase")]
 struct PurchaseRequest {
-    /// The sender's first name, then the company in brackets.
+    /// The sender's first name.
+    #[intent(from_input)]
     contact: String,
-    /// The product code, such as A-1192.
-    #[intent(pattern = "^[A-Z]-\\d+$")]
+    /// The sender's company.
+    #[intent(from_input)]
+    company: String,
+    /// The product code, as the email writes it.
+    #[intent(from_input, pattern = "^[A-Z]-\\d+$")]
     sku: String,
     #[intent(minimum = 1)]
     quantity: u32,
@@ -34,8 +46,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scripted = ScriptedProvider::new([
         // The first answer breaks the caller's rule (stated in the prompt all the same); the retry
         // carries the finding and fixes it.
-        r#"{"value": {"contact": "Dana (Northwind)", "sku": "A-1192", "quantity": 4000, "deliverBy": "2026-11-15"}}"#,
-        r#"{"value": {"contact": "Dana (Northwind)", "sku": "A-1192", "quantity": 40, "deliverBy": "2026-11-15"}}"#,
+        r#"{"value": {"contact": "Dana", "company": "Northwind", "sku": "A-1192", "quantity": 4000, "deliverBy": "2026-11-15"}}"#,
+        r#"{"value": {"contact": "Dana", "company": "Northwind", "sku": "A-1192", "quantity": 40, "deliverBy": "2026-11-15"}}"#,
     ]);
     let live = std::env::var_os("OPENAI_API_KEY").is_some()
         || std::env::var_os("OPENAI_BASE_URL").is_some();
@@ -48,15 +60,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
 
     let options = AiRequestOptions {
-        expected_output_description: Some(
-            "Contact is the sender's first name, then the company in brackets.".into(),
-        ),
         system_instructions: Some(
             "You read purchase emails for the Northwind account team.".into(),
         ),
         examples: vec![IntentExample::new(
             "Hello, Sam at Contoso here. Please send 12 units of B-220 by 2026-12-01.",
-            r#"{"value": {"contact": "Sam (Contoso)", "sku": "B-220", "quantity": 12, "deliverBy": "2026-12-01"}}"#,
+            r#"{"value": {"contact": "Sam", "company": "Contoso", "sku": "B-220", "quantity": 12, "deliverBy": "2026-12-01"}}"#,
         )],
         max_output_tokens: Some(512),
         temperature: Some(0.0),
@@ -80,8 +89,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .deliver_by
                 .map_or("no date given".to_owned(), |d| d.to_string());
             println!(
-                "That is {} x {} for {}, deliver by {by}.",
-                order.quantity, order.sku, order.contact
+                "That is {} x {} for {} ({}), deliver by {by}.",
+                order.quantity, order.sku, order.contact, order.company
             );
         }
         None => println!("Value: none"),
@@ -114,6 +123,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "Usage: {} model call(s), {} input and {} output tokens",
         usage.calls, usage.input_tokens, usage.output_tokens
     );
+    if live && !order.is_success() {
+        return Err("the purchase request was not read: see the issues above".into());
+    }
 
     if !live {
         let requests = scripted.requests();
