@@ -1,8 +1,10 @@
 //! Answer quality on a real model.
 //!
-//! Runs a case set (such as the development set's `cases.json`) against a model, each case through
-//! its kind's result type twice: once plain (the members alone) and once ruled (with the member
-//! rules and docs a careful user would add). Each run is written as JSON lines (`id`, `output`,
+//! Runs a case set (such as the development set's `cases.json`, or this crate's `cases/trust.json`)
+//! against a model, each case through its kind's result type three times: plain (the members
+//! alone), ruled (with the member rules and docs a careful user would add, samples such as
+//! `such as A-1192` included) and grounded (the ruled type with the members a reader copies from
+//! the input marked `from_input`). Each run is written as JSON lines (`id`, `output`,
 //! `error`, `calls`, `tokens_in`, `tokens_out`, the form the case set's `score.py` reads) and
 //! scored here the same way, side by side.
 //!
@@ -22,7 +24,7 @@ mod run;
 mod score;
 
 pub use cases::{Case, CaseSet};
-pub use kinds::{plain, ruled, KINDS};
+pub use kinds::{grounded, plain, ruled, KINDS};
 pub use report::side_by_side;
 pub use run::{case_options, run_case, run_set, Row, Variant};
 pub use score::{score_case, score_rows, Summary};

@@ -1,15 +1,15 @@
-//! `intent-quality CASES.json [--out DIR] [--only plain|ruled]`: runs a case set plain and ruled
-//! against the configured model, writes `DIR/plain.jsonl` and `DIR/ruled.jsonl`, and prints the
-//! scores side by side. See the library docs for how the model is chosen.
+//! `intent-quality CASES.json [--out DIR] [--only plain|ruled|grounded]`: runs a case set plain,
+//! ruled and grounded against the configured model, writes `DIR/plain.jsonl`, `DIR/ruled.jsonl`
+//! and `DIR/grounded.jsonl`, and prints the scores side by side. See the library docs for how the model is chosen.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use intent_core::prelude::*;
-use intent_quality::{run_set, score_rows, side_by_side, to_json_lines, CaseSet, Summary, Variant};
+use intent_quality::{run_set, score_rows, side_by_side, to_json_lines, CaseSet, Variant};
 
-const USAGE: &str = "usage: intent-quality CASES.json [--out DIR] [--only plain|ruled]";
+const USAGE: &str = "usage: intent-quality CASES.json [--out DIR] [--only plain|ruled|grounded]";
 
 struct Args {
     cases: PathBuf,
@@ -29,7 +29,8 @@ fn parse_args() -> Result<Args, String> {
                 only = Some(match args.next().as_deref() {
                     Some("plain") => Variant::Plain,
                     Some("ruled") => Variant::Ruled,
-                    _ => return Err("--only takes plain or ruled".into()),
+                    Some("grounded") => Variant::Grounded,
+                    _ => return Err("--only takes plain, ruled or grounded".into()),
                 })
             }
             "-h" | "--help" => return Err(USAGE.into()),
@@ -79,8 +80,8 @@ async fn run(args: Args) -> Result<(), String> {
     let client = IntentClient::new(provider()?);
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-    let mut summaries = [Summary::default(), Summary::default()];
-    for (slot, variant) in [Variant::Plain, Variant::Ruled].into_iter().enumerate() {
+    let mut runs = Vec::new();
+    for variant in Variant::ALL {
         if args.only.is_some_and(|only| only != variant) {
             continue;
         }
@@ -89,9 +90,9 @@ async fn run(args: Args) -> Result<(), String> {
         std::fs::write(&path, to_json_lines(&rows))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         eprintln!("wrote {}", path.display());
-        summaries[slot] = score_rows(&set, &rows);
+        runs.push((variant, score_rows(&set, &rows)));
     }
-    print!("{}", side_by_side(&summaries[0], &summaries[1]));
+    print!("{}", side_by_side(&runs));
     Ok(())
 }
 

@@ -1,4 +1,5 @@
-//! Running a case set: each case through its kind's type, plain or ruled, one row per case.
+//! Running a case set: each case through its kind's type, plain, ruled or grounded, one row per
+//! case.
 
 use std::fmt;
 
@@ -7,15 +8,22 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::cases::{Case, CaseSet};
-use crate::kinds::{plain, ruled};
+use crate::kinds::{grounded, plain, ruled};
 
-/// Which of a kind's two types a run asks for.
+/// Which of a kind's three types a run asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
     /// The members alone.
     Plain,
     /// The members with their rules and docs.
     Ruled,
+    /// The ruled members, those copied from the input marked `from_input`.
+    Grounded,
+}
+
+impl Variant {
+    /// Every variant, in the order a report shows them.
+    pub const ALL: [Variant; 3] = [Variant::Plain, Variant::Ruled, Variant::Grounded];
 }
 
 impl fmt::Display for Variant {
@@ -23,6 +31,7 @@ impl fmt::Display for Variant {
         f.write_str(match self {
             Variant::Plain => "plain",
             Variant::Ruled => "ruled",
+            Variant::Grounded => "grounded",
         })
     }
 }
@@ -83,7 +92,15 @@ pub async fn run_case(client: &IntentClient, case: &Case, variant: Variant) -> R
         (Variant::Ruled, "meeting") => ask::<ruled::Meeting>(client, case).await,
         (Variant::Ruled, "severity") => ask::<ruled::Severity>(client, case).await,
         (Variant::Ruled, "expense") => ask::<Vec<ruled::Expense>>(client, case).await,
+        (Variant::Plain, "order") => ask::<plain::Order>(client, case).await,
         (Variant::Ruled, "job") => ask::<ruled::Job>(client, case).await,
+        (Variant::Ruled, "order") => ask::<ruled::Order>(client, case).await,
+        (Variant::Grounded, "shipment") => ask::<grounded::Shipment>(client, case).await,
+        (Variant::Grounded, "meeting") => ask::<grounded::Meeting>(client, case).await,
+        (Variant::Grounded, "severity") => ask::<ruled::Severity>(client, case).await,
+        (Variant::Grounded, "expense") => ask::<Vec<grounded::Expense>>(client, case).await,
+        (Variant::Grounded, "job") => ask::<grounded::Job>(client, case).await,
+        (Variant::Grounded, "order") => ask::<grounded::Order>(client, case).await,
         (_, kind) => Row {
             id: case.id.clone(),
             output: None,

@@ -63,7 +63,7 @@ async fn a_ruled_run_checks_the_rules_and_a_failed_case_is_a_row_with_its_error(
     assert!(error.contains("/value/0/currency"), "{error}");
     let summary = score_rows(&set, &rows);
     assert_eq!(summary.answered, 4);
-    let table = side_by_side(&summary, &summary);
+    let table = side_by_side(&[(Variant::Plain, summary.clone()), (Variant::Ruled, summary)]);
     assert!(table.contains("e1: 0.00"), "{table}");
 }
 
@@ -78,4 +78,29 @@ fn an_unknown_kind_is_refused_with_the_known_ones() {
         error.contains("`invoice`") && error.contains("shipment, meeting"),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn the_trust_set_asks_samples_ruled_and_refuses_them_grounded() {
+    let set = CaseSet::load(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/cases/trust.json"
+    )))
+    .expect("the trust set loads");
+    let case = &set.cases[0];
+    let sample = r#"{"value": {"contact": "Sam", "sku": "A-1192", "quantity": 12}}"#;
+    // Ruled: the docs' samples are questioned once, then the same answer is taken.
+    let model = ScriptedProvider::new([sample; 2]);
+    let ruled =
+        intent_quality::run_case(&IntentClient::new(model.clone()), case, Variant::Ruled).await;
+    assert_eq!(ruled.calls, 2);
+    assert!(model.requests()[0].user.contains("such as A-1192"));
+    assert_eq!(ruled.retried_on, ["CopiedExample"; 3]);
+    // Grounded: the code the input lacks is never taken.
+    let client = IntentClient::new(ScriptedProvider::new([sample; 3]));
+    let grounded = intent_quality::run_case(&client, case, Variant::Grounded).await;
+    assert_eq!((grounded.output.as_ref(), grounded.calls), (None, 3));
+    assert!(grounded.error.as_deref().unwrap().contains("/value/sku"));
+    let summary = score_rows(&set, &[ruled, grounded]);
+    assert_eq!((summary.answered, summary.exact), (1, 0));
 }

@@ -332,3 +332,38 @@ async fn provider_failure_fails_only_its_chunk() {
     assert_eq!(issue.kind, IssueKind::Provider);
     assert!(issue.message.contains("no reply left"));
 }
+
+/// A contact whose name must be its own input's.
+#[derive(Debug, serde::Deserialize, Intent, PartialEq)]
+struct Contact {
+    #[intent(from_input)]
+    name: String,
+}
+
+#[tokio::test]
+async fn a_grounded_member_is_checked_against_its_own_elements_input() {
+    // "Grace" is in the call's inputs, but not in element 0's: it is never taken there, while
+    // element 1's "grace" is its own input's.
+    let answer = reply(&[(0, json!({"name": "Grace"})), (1, json!({"name": "grace"}))]);
+    let model = ScriptedProvider::new([answer.clone(), answer.clone(), answer]);
+    let result = client(&model, 3)
+        .map_each::<Contact>(&["Ada wrote.", "Grace replied."], "Name the sender.")
+        .await;
+    assert_eq!(result.get(1).map(|c| c.name.as_str()), Some("grace"));
+    assert_eq!(result.get(0), None);
+    let issues: Vec<(IssueKind, Option<&str>)> = result
+        .issues_for(0)
+        .map(|i| (i.kind, i.path.as_deref()))
+        .collect();
+    assert_eq!(issues, [(IssueKind::NotInInput, Some("/0/name"))]);
+    assert_eq!(result.issues_for(1).count(), 0);
+    // The finding went back to the model at the element's path, on every attempt.
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    for retry in &requests[1..] {
+        assert!(retry.user.contains(
+            "- /value/0/value/name: `name` is `Grace`, which the input does not contain"
+        ));
+        assert!(!retry.user.contains("/value/1/value/name"));
+    }
+}

@@ -72,3 +72,48 @@ async fn a_failed_element_is_reported_and_the_stream_goes_on_to_the_retry() {
         ]
     );
 }
+
+/// A line whose code must be the input's own.
+#[derive(Debug, Clone, PartialEq, Deserialize, Intent)]
+struct GroundedLine {
+    #[intent(from_input)]
+    sku: String,
+    quantity: u32,
+}
+
+#[tokio::test]
+async fn an_element_whose_grounded_member_the_input_lacks_is_never_delivered() {
+    let made_up = r#"{"value": [{"sku": "A-1", "quantity": 1}, {"sku": "Z-9", "quantity": 2}]}"#;
+    let right = r#"{"value": [{"sku": "A-1", "quantity": 1}, {"sku": "b 2", "quantity": 2}]}"#;
+    let model = ScriptedProvider::new([made_up, right]).with_stream_chunk_chars(7);
+    let client = IntentClient::new(model);
+    let events = <Vec<GroundedLine>>::ai(&client, "1 of A-1 and 2 of B-2", "List the lines.")
+        .stream_elements()
+        .collect::<Vec<_>>()
+        .await;
+    let seen: Vec<String> = events
+        .iter()
+        .map(|e| match e {
+            ElementEvent::Element(i, line) => format!("element {i} {}", line.sku),
+            ElementEvent::Invalid(i, issues) => format!(
+                "invalid {i} {:?} {}",
+                issues[0].kind,
+                issues[0].path.as_deref().unwrap_or("")
+            ),
+            ElementEvent::Retry(r) => format!("retry {}", r.number),
+            ElementEvent::Done(r) => format!("done {}", r.is_success()),
+            _ => "other".into(),
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "element 0 A-1",
+            "invalid 1 NotInInput /value/1/sku",
+            "retry 1",
+            "element 0 A-1",
+            "element 1 b 2",
+            "done true"
+        ]
+    );
+}
