@@ -165,8 +165,10 @@ pub struct AiRequestOptions {
 }
 
 /// The checks that question an answer which reads, verifies and passes its rules, yet is likely
-/// not the input's: each asks the model once per call, and takes the same answer again as honest.
-/// All are on by default; [`AnswerChecks::none`] turns them all off.
+/// not the input's: each asks the model once per call, and takes the same answer again as honest,
+/// noting the finding on that attempt's [`notices`](crate::AttemptRecord::notices) ("Taken as the
+/// model's answer, given again after attempt 1 questioned it: ..."). All are on by default;
+/// [`AnswerChecks::none`] turns them all off.
 ///
 /// | check | questions | kind |
 /// |---|---|---|

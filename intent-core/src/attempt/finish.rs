@@ -45,7 +45,8 @@ impl Tally {
     }
 
     /// Ends the call with `value`, `record` last.
-    pub(super) fn succeed<T>(mut self, value: T, record: AttemptRecord) -> AiResult<T> {
+    pub(super) fn succeed<T>(mut self, value: T, mut record: AttemptRecord) -> AiResult<T> {
+        note_taken_answers(&mut record, self.records.last());
         self.records.push(record);
         AiResult::from_parts(Some(value), Vec::new(), self.records, Some(self.usage))
     }
@@ -67,6 +68,51 @@ pub(super) fn record_answer(record: &mut AttemptRecord, answer: &Answer) {
     record.finish_reason = Some(answer.response.finish_reason.clone());
     record.reasoning = crate::send::reasoning_of(&answer.response);
     record.notices.clone_from(&answer.notices);
+}
+
+/// The findings a policy raises once per call, taking the same answer again as honest (copied
+/// examples and sample values, rule bounds, empty lists).
+const QUESTIONED_ONCE: [IssueKind; 3] = [
+    IssueKind::CopiedExample,
+    IssueKind::CopiedRule,
+    IssueKind::Empty,
+];
+
+/// Notes on a passing attempt each finding of the attempt before it that its answer gives again
+/// (the same value at the finding's path, or the same answer for a finding about the whole): the
+/// policy questioned it once and took it as the model's word. A notice, not an issue: the call
+/// succeeds, and the caller can see which values were taken after being questioned.
+fn note_taken_answers(record: &mut AttemptRecord, previous: Option<&AttemptRecord>) {
+    let Some(previous) = previous else { return };
+    let questioned = |issue: &ResultIssue| QUESTIONED_ONCE.contains(&issue.kind);
+    if previous.issues.is_empty() || !previous.issues.iter().all(questioned) {
+        return;
+    }
+    let (Ok(now), Ok(then)) = (
+        crate::read::read_json(&record.raw_output),
+        crate::read::read_json(&previous.raw_output),
+    ) else {
+        return;
+    };
+    let envelope = format!("/{}", crate::schema::ENVELOPE_PROPERTY);
+    for issue in &previous.issues {
+        let pointer = issue
+            .path
+            .as_deref()
+            .and_then(|path| path.strip_prefix(envelope.as_str()))
+            .unwrap_or("");
+        let given = now.value.pointer(pointer);
+        if given.is_none() || given != then.value.pointer(pointer) {
+            continue;
+        }
+        record.notices.push(ResultIssue {
+            message: format!(
+                "Taken as the model's answer, given again after attempt {} questioned it: {}",
+                previous.number, issue.message
+            ),
+            ..issue.clone()
+        });
+    }
 }
 
 /// Writes the confidence of the answer's enum and `bool` members (the shape `info`) into the

@@ -72,6 +72,12 @@ async fn the_same_bound_again_is_taken_as_honest() {
         result.attempts()[0].issues[0].path.as_deref(),
         Some("/value/hours")
     );
+    let noted = &result.attempts()[1].notices;
+    assert_eq!(noted.len(), 1, "{noted:?}");
+    assert_eq!(
+        (noted[0].kind, noted[0].path.as_deref()),
+        (IssueKind::CopiedRule, Some("/value/hours"))
+    );
     assert_eq!(result.into_result().unwrap().hours, 40);
 }
 

@@ -114,6 +114,13 @@ async fn a_right_answer_equal_to_an_example_succeeds_the_second_time_it_is_given
         })
     );
     assert_eq!(request.attempts().len(), 2);
+    // The success says the answer was taken after being questioned.
+    let notices = &request.attempts()[1].notices;
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert_eq!(notices[0].kind, IssueKind::CopiedExample);
+    assert!(notices[0]
+        .message
+        .starts_with("Taken as the model's answer, given again after attempt 1 questioned it: The answer is Example 1's output"));
 }
 
 #[tokio::test]

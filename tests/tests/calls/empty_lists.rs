@@ -46,6 +46,9 @@ async fn a_second_empty_list_is_taken_as_honest() {
     let client = IntentClient::new(model);
     let result = <Vec<Expense>>::ai(&client, "no costs today", "List the expenses.").await;
     assert_eq!(result.attempts().len(), 2);
+    let noted = &result.attempts()[1].notices;
+    assert_eq!(noted.len(), 1, "{noted:?}");
+    assert_eq!(noted[0].kind, IssueKind::Empty);
     assert!(result.into_result().unwrap().is_empty());
 }
 

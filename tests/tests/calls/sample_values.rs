@@ -51,6 +51,8 @@ async fn a_sample_the_input_lacks_is_questioned_once_at_its_path() {
     assert!(model.requests()[1]
         .user
         .contains("the sample its description gives"));
+    // A corrected answer was not taken after questioning: nothing to note.
+    assert!(order.attempts()[1].notices.is_empty());
 }
 
 #[tokio::test]
@@ -64,6 +66,20 @@ async fn the_same_sample_again_is_taken_as_honest() {
     assert_eq!(order.attempts()[0].issues.len(), 3);
     assert_eq!(order.attempts().len(), 2);
     assert_eq!(order.value().map(|o| o.quantity), Some(12));
+    // Each sample taken is noted on the success, at its path.
+    let noted: Vec<(IssueKind, Option<&str>)> = order.attempts()[1]
+        .notices
+        .iter()
+        .map(|n| (n.kind, n.path.as_deref()))
+        .collect();
+    assert_eq!(
+        noted,
+        [
+            (IssueKind::CopiedExample, Some("/value/contact")),
+            (IssueKind::CopiedExample, Some("/value/sku")),
+            (IssueKind::CopiedExample, Some("/value/quantity"))
+        ]
+    );
 }
 
 #[tokio::test]
