@@ -21,6 +21,7 @@ use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::time::Instant;
 
+use futures::FutureExt;
 use tracing::Instrument;
 
 pub(crate) use self::answer::asked;
@@ -89,23 +90,31 @@ fn first_asked<'c, T>(job: &Job<'c, '_, T>) -> &'c str {
 
 /// Runs a call to its end: a verified value, or the issues that kept every attempt from one. With
 /// a `relay`, each reply is streamed and relayed as it arrives (`AiCall::stream`).
-pub(crate) async fn run<T: Intent + Send>(
-    call: AiCall<'_, T>,
-    relay: Option<&dyn Relay>,
-) -> AiResult<T> {
-    let (started, id, target) = (Instant::now(), observe::next_call_id(), type_name::<T>());
-    let (_, model) = asked(
-        call.client,
-        call.options.model.as_deref(),
-        call.options.provider.as_deref(),
-    );
-    let span = observe::spans::call(id, target, model);
-    let observers = call.client.observers().clone();
-    let result = observe::in_call(&observers, id, target, run_inner(call, relay))
-        .instrument(span.clone())
-        .await;
-    observe::spans::finish_call(&span, &result, started);
-    result
+///
+/// Nothing starts until the future is first polled: then the call's span opens and its id is
+/// drawn. Written with combinators rather than as an `async fn`, which would hold the call twice
+/// (as its argument and inside the attempt loop's future) and move both at every await.
+pub(crate) fn run<'a, T: Intent + Send + 'a>(
+    call: AiCall<'a, T>,
+    relay: Option<&'a dyn Relay>,
+) -> impl Future<Output = AiResult<T>> + Send + 'a {
+    futures::future::lazy(move |_| {
+        let (started, id, target) = (Instant::now(), observe::next_call_id(), type_name::<T>());
+        let (_, model) = asked(
+            call.client,
+            call.options.model.as_deref(),
+            call.options.provider.as_deref(),
+        );
+        let span = observe::spans::call(id, target, model);
+        let observers = call.client.observers();
+        observe::in_call(observers, id, target, run_inner(call, relay))
+            .instrument(span.clone())
+            .map(move |result| {
+                observe::spans::finish_call(&span, &result, started);
+                result
+            })
+    })
+    .flatten()
 }
 
 async fn run_inner<T: Intent + Send>(
