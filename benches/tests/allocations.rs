@@ -21,11 +21,11 @@ use intent_core::prelude::*;
 
 /// Allocations (including reallocations) of one plain `Order::ai` on the scripted model: the
 /// library's own work for a call, with no transport.
-const SCRIPTED_BUDGET: u64 = 33;
+const SCRIPTED_BUDGET: u64 = 28;
 
 /// Allocations (including reallocations) of one plain `Order::ai` through `OpenAiProvider`
 /// against a loopback server: the library's work plus reqwest's and hyper's for one request.
-const HTTP_BUDGET: u64 = 110;
+const HTTP_BUDGET: u64 = 90;
 
 /// Both budgets, and the same exchange written by hand with reqwest and serde_json for scale (not
 /// pinned: it is not the library's).

@@ -215,27 +215,29 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
         let started = Instant::now();
         let mut request = job.plan.request(tally.last());
         let mut record = AttemptRecord::new(number);
-        // Until a provider answers, the record names the one that would be asked.
-        record.provider = first_asked(job).to_owned();
         if let Err(limit) = budget::fit(&mut request, limits, tally.usage, &tally.records) {
             return tally.fail_with(Some(limit));
         }
         let span = observe::spans::attempt(number);
         observe::attempt_started(number);
 
-        let answer =
+        let mut answer =
             match answer::answer(job, limits, &request, number, &mut first_key, &span).await {
                 Answered::Reply(answer) => answer,
                 Answered::Deadline => {
+                    // No provider answered: the record names the one that was asked.
+                    record.provider = first_asked(job).to_owned();
                     record.latency = started.elapsed();
                     record.issues.extend(limits.deadline_issue());
                     return tally.fail_at(record, &span, "deadline");
                 }
                 Answered::Failed(error) => {
                     record.latency = started.elapsed();
-                    if !error.provider.is_empty() {
-                        record.provider.clone_from(&error.provider);
-                    }
+                    record.provider = if error.provider.is_empty() {
+                        first_asked(job).to_owned()
+                    } else {
+                        error.provider.clone()
+                    };
                     // A rate limit that would hold the request past the deadline is the call's
                     // limit.
                     let kind = match error.kind {
@@ -248,7 +250,7 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
                     return tally.fail_at(record, &span, "provider failed");
                 }
             };
-        finish::record_answer(&mut record, &answer);
+        finish::record_answer(&mut record, &mut answer);
         tally.usage += answer.response.usage;
 
         let checked = check::check(
