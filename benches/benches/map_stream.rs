@@ -7,12 +7,21 @@
 //! time (chunks × latency ÷ concurrency), and fails when the larger run's peak RSS is more than
 //! 1.5 times the smaller's.
 //!
-//! `map_stream INPUTS` runs once and prints `inputs peak_rss_kib wall_ms ideal_ms`.
+//! Then it measures the library's own work per element: `map_stream` over 100,000 inputs on a
+//! current-thread runtime against the same provider answering at once (no latency, so the
+//! process's CPU time is the stream's work, the chunks' prompts, the replies' reading and
+//! verifying), less the provider's own reply building, timed apart on the same prompts; it
+//! prints both, per element.
+//!
+//! `map_stream work` prints that figure alone; `map_stream INPUTS` runs once and prints `inputs peak_rss_kib wall_ms ideal_ms`.
 
 use std::process::{Command, ExitCode};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use intent_bench::load::cpu_time;
+use intent_bench::measure::median;
 use intent_core::provider::{AiResponse, BoxFuture, Provider, ProviderError};
 use intent_core::{AiRequest, IntentClient};
 
@@ -20,8 +29,16 @@ const CHUNK_SIZE: usize = 200;
 const CONCURRENCY: usize = 16;
 const LATENCY: Duration = Duration::from_millis(2);
 
-/// Answers a chunk with each input number plus one, read from the chunk's input in the prompt.
-struct Increment;
+/// Inputs of the work-per-element figure.
+const WORK_INPUTS: u64 = 100_000;
+
+/// Answers a chunk with each input number plus one, read from the chunk's input in the prompt,
+/// after its latency (none: at once).
+struct Increment {
+    latency: Duration,
+    /// The user messages answered, kept when present.
+    prompts: Option<Arc<Mutex<Vec<String>>>>,
+}
 
 impl Provider for Increment {
     fn name(&self) -> &str {
@@ -33,33 +50,44 @@ impl Provider for Increment {
         request: &'a AiRequest,
     ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
         Box::pin(async move {
-            tokio::time::sleep(LATENCY).await;
-            let user: &str = &request.user;
-            let mut reply = String::with_capacity(CHUNK_SIZE * 32);
-            reply.push_str("{\"value\":[");
-            let mut rest = user;
-            let mut first = true;
-            while let Some(at) = rest.find("{\"index\":") {
-                rest = &rest[at + 9..];
-                let index_end = rest.find(',').unwrap_or(0);
-                let index = &rest[..index_end];
-                rest = &rest[index_end..];
-                let Some(input_at) = rest.find("\"input\":") else {
-                    break;
-                };
-                rest = &rest[input_at + 8..];
-                let input_end = rest.find('}').unwrap_or(0);
-                let input: u64 = rest[..input_end].parse().unwrap_or(0);
-                if !first {
-                    reply.push(',');
-                }
-                first = false;
-                reply.push_str(&format!("{{\"index\":{index},\"value\":{}}}", input + 1));
+            if !self.latency.is_zero() {
+                tokio::time::sleep(self.latency).await;
             }
-            reply.push_str("]}");
-            Ok(AiResponse::new(reply, "increment-1"))
+            if let Some(prompts) = &self.prompts {
+                if let Ok(mut prompts) = prompts.lock() {
+                    prompts.push(request.user.to_string());
+                }
+            }
+            Ok(AiResponse::new(answer(&request.user), "increment-1"))
         })
     }
+}
+
+/// The provider's reply to a chunk's user message.
+fn answer(user: &str) -> String {
+    let mut reply = String::with_capacity(CHUNK_SIZE * 32);
+    reply.push_str("{\"value\":[");
+    let mut rest = user;
+    let mut first = true;
+    while let Some(at) = rest.find("{\"index\":") {
+        rest = &rest[at + 9..];
+        let index_end = rest.find(',').unwrap_or(0);
+        let index = &rest[..index_end];
+        rest = &rest[index_end..];
+        let Some(input_at) = rest.find("\"input\":") else {
+            break;
+        };
+        rest = &rest[input_at + 8..];
+        let input_end = rest.find('}').unwrap_or(0);
+        let input: u64 = rest[..input_end].parse().unwrap_or(0);
+        if !first {
+            reply.push(',');
+        }
+        first = false;
+        reply.push_str(&format!("{{\"index\":{index},\"value\":{}}}", input + 1));
+    }
+    reply.push_str("]}");
+    reply
 }
 
 fn peak_rss_kib() -> u64 {
@@ -75,25 +103,78 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// `map_stream` over `inputs` inputs through `client`, every value checked.
+async fn stream_all(client: &IntentClient, inputs: u64) {
+    let mut stream = client
+        .map_stream::<u64, _>(futures::stream::iter(0..inputs), "Add one to the number.")
+        .chunk_size(CHUNK_SIZE)
+        .concurrency(CONCURRENCY);
+    let mut expected = 0u64;
+    while let Some((position, value)) = stream.next().await {
+        assert_eq!(position as u64, expected);
+        assert_eq!(value.expect("every element answers"), expected + 1);
+        expected += 1;
+    }
+    assert_eq!(expected, inputs);
+}
+
+/// The library's work per element, in µs, and the provider's own within it: the median over
+/// five runs of the CPU time of `map_stream` over `WORK_INPUTS` inputs against a provider that
+/// answers at once, on a current-thread runtime (so nothing else runs), and of the provider's
+/// reply building alone on the same prompts.
+fn work_per_element() -> (f64, f64) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let recording = IntentClient::new(Increment {
+        latency: Duration::ZERO,
+        prompts: Some(Arc::clone(&prompts)),
+    });
+    runtime.block_on(stream_all(&recording, WORK_INPUTS));
+    let prompts = std::mem::take(&mut *prompts.lock().expect("the prompts"));
+    let client = IntentClient::new(Increment {
+        latency: Duration::ZERO,
+        prompts: None,
+    });
+    runtime.block_on(stream_all(&client, WORK_INPUTS));
+    let (mut totals, mut providers) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let start = cpu_time();
+        runtime.block_on(stream_all(&client, WORK_INPUTS));
+        totals.push((cpu_time() - start).as_secs_f64());
+        let start = cpu_time();
+        for prompt in &prompts {
+            std::hint::black_box(answer(std::hint::black_box(prompt)));
+        }
+        providers.push((cpu_time() - start).as_secs_f64());
+    }
+    let per_element = |times: &[f64]| median(times) * 1e6 / WORK_INPUTS as f64;
+    (per_element(&totals), per_element(&providers))
+}
+
+/// Prints the work-per-element figure.
+fn print_work() {
+    let (total, provider) = work_per_element();
+    println!(
+        "work per element, {WORK_INPUTS} inputs, provider answering at once: {:.3} µs of the library's (CPU {total:.3} µs, of which the provider's reply building {provider:.3} µs; target ≤ 0.5 µs)",
+        total - provider
+    );
+}
+
 fn run_once(inputs: u64) -> ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("a runtime");
     runtime.block_on(async {
-        let client = IntentClient::new(Increment);
+        let client = IntentClient::new(Increment {
+            latency: LATENCY,
+            prompts: None,
+        });
         let started = Instant::now();
-        let mut stream = client
-            .map_stream::<u64, _>(futures::stream::iter(0..inputs), "Add one to the number.")
-            .chunk_size(CHUNK_SIZE)
-            .concurrency(CONCURRENCY);
-        let mut expected = 0u64;
-        while let Some((position, value)) = stream.next().await {
-            assert_eq!(position as u64, expected);
-            assert_eq!(value.expect("every element answers"), expected + 1);
-            expected += 1;
-        }
-        assert_eq!(expected, inputs);
+        stream_all(&client, inputs).await;
         let wall = started.elapsed();
         let chunks = inputs.div_ceil(CHUNK_SIZE as u64);
         let ideal = LATENCY * chunks.div_ceil(CONCURRENCY as u64) as u32;
@@ -114,6 +195,10 @@ fn main() -> ExitCode {
         .collect();
     if let Some(inputs) = args.first().and_then(|a| a.parse::<u64>().ok()) {
         return run_once(inputs);
+    }
+    if args.first().map(String::as_str) == Some("work") {
+        print_work();
+        return ExitCode::SUCCESS;
     }
     let exe = std::env::current_exe().expect("the benchmark's own path");
     let mut rows = Vec::new();
@@ -148,6 +233,7 @@ fn main() -> ExitCode {
     }
     let ratio = rows[1][1] as f64 / rows[0][1].max(1) as f64;
     println!("peak RSS, 1,000,000 vs 10,000 inputs: {ratio:.2}x (limit 1.5x)");
+    print_work();
     if ratio > 1.5 {
         eprintln!("peak RSS grew {ratio:.2}x with the input's length");
         return ExitCode::FAILURE;

@@ -26,42 +26,25 @@ use serde_json::Value;
 
 use crate::input::SerializedInput;
 use crate::result::{IssueKind, ResultIssue};
-use crate::shape::{member_subject, number, MemberStep, Seg, TypeInfo};
+use crate::shape::{member_subject, number, BoundedMember as Bounded, MemberStep, Seg, TypeInfo};
 use crate::trust::{answer_values_at, contains_number};
-
-/// A member with inclusive numeric bounds.
-struct Bounded {
-    path: Vec<Seg>,
-    bounds: Vec<f64>,
-    nullable: bool,
-}
 
 /// The policy for one call: the members it watches, and whether the call has used its one retry.
 pub(super) struct BoundPolicy<'a> {
-    members: Vec<Bounded>,
+    members: &'a [Bounded],
     input: &'a str,
     flagged: AtomicBool,
 }
 
 impl<'a> BoundPolicy<'a> {
     /// The policy for a call of the type `info` on `input` that may make `max_attempts` attempts.
-    pub(super) fn new(info: &TypeInfo, input: &'a SerializedInput, max_attempts: u32) -> Self {
-        let mut members = Vec::new();
-        if max_attempts > 1 {
-            info.graph()
-                .for_each_ruled_member(info.root(), |path, rules, nullable| {
-                    let bounds: Vec<f64> = rules.minimum.into_iter().chain(rules.maximum).collect();
-                    if !bounds.is_empty() {
-                        members.push(Bounded {
-                            path: path.to_vec(),
-                            bounds,
-                            nullable,
-                        });
-                    }
-                });
-        }
+    pub(super) fn new(info: &'a TypeInfo, input: &'a SerializedInput, max_attempts: u32) -> Self {
         BoundPolicy {
-            members,
+            members: if max_attempts > 1 {
+                info.bounded_members()
+            } else {
+                &[]
+            },
             input: &input.text,
             flagged: AtomicBool::new(false),
         }
@@ -79,7 +62,7 @@ impl<'a> BoundPolicy<'a> {
             return Vec::new();
         }
         let mut issues = Vec::new();
-        for member in &self.members {
+        for member in self.members {
             for (pointer, value) in answer_values_at(answer, &member.path) {
                 let Some(n) = value.as_f64() else { continue };
                 if !member.bounds.contains(&n) || contains_number(self.input, n) {

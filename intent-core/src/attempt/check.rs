@@ -61,11 +61,12 @@ pub(super) async fn check<T>(
         model: request.model.as_deref(),
         max_output_tokens: request.max_output_tokens,
     };
-    let judged = limits
-        .within(
-            judge::judge(job.client, case, judge_options).instrument(observe::spans::judge(span)),
-        )
-        .await;
+    // Boxed: the judge's call is a whole send, and held inline it would make every attempt's
+    // future (moved at each await) as large, for calls that never ask a judge.
+    let judging = Box::pin(
+        judge::judge(job.client, case, judge_options).instrument(observe::spans::judge(span)),
+    );
+    let judged = limits.within(judging).await;
     let Some(judgement) = judged else {
         return Checked::Deadline;
     };

@@ -59,15 +59,16 @@ impl Tally {
     }
 }
 
-/// Writes what `answer` says about the reply into its attempt's record.
-pub(super) fn record_answer(record: &mut AttemptRecord, answer: &Answer) {
+/// Writes what `answer` says about the reply into its attempt's record, moving the names and
+/// notices the record keeps (nothing reads them from the answer after this).
+pub(super) fn record_answer(record: &mut AttemptRecord, answer: &mut Answer) {
     record.from_cache = answer.from_cache;
-    record.provider.clone_from(&answer.provider);
-    record.model.clone_from(&answer.response.model);
+    record.provider = std::mem::take(&mut answer.provider);
+    record.model = std::mem::take(&mut answer.response.model);
     record.usage = answer.response.usage;
     record.finish_reason = Some(answer.response.finish_reason.clone());
     record.reasoning = crate::send::reasoning_of(&answer.response);
-    record.notices.clone_from(&answer.notices);
+    record.notices = std::mem::take(&mut answer.notices);
 }
 
 /// The findings a policy raises once per call, taking the same answer again as honest (copied

@@ -3,6 +3,9 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
+use futures::future::Either;
+use futures::FutureExt;
+
 use crate::client::IntentClient;
 use crate::options::AiRequestOptions;
 use crate::result::{IssueKind, ResultIssue, Usage};
@@ -43,15 +46,16 @@ impl Limits {
         })
     }
 
-    /// Runs `work` until the deadline; `None` when the deadline came first.
-    pub(super) async fn within<F: Future>(&self, work: F) -> Option<F::Output> {
+    /// Runs `work` until the deadline; `None` when the deadline came first. (A plain function
+    /// rather than an `async fn`, which would hold `work` twice: as its argument and as what it
+    /// awaits.)
+    pub(super) fn within<F: Future>(&self, work: F) -> impl Future<Output = Option<F::Output>> {
         match self.deadline {
-            None => Some(work.await),
-            Some((_, at)) => {
+            None => Either::Left(work.map(Some)),
+            Some((_, at)) => Either::Right(
                 tokio::time::timeout(at.saturating_duration_since(Instant::now()), work)
-                    .await
-                    .ok()
-            }
+                    .map(Result::ok),
+            ),
         }
     }
 

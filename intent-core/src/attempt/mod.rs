@@ -21,6 +21,7 @@ use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::time::Instant;
 
+use futures::FutureExt;
 use tracing::Instrument;
 
 pub(crate) use self::answer::asked;
@@ -96,23 +97,31 @@ fn first_asked<'c, T>(job: &Job<'c, '_, T>) -> &'c str {
 
 /// Runs a call to its end: a verified value, or the issues that kept every attempt from one. With
 /// a `relay`, each reply is streamed and relayed as it arrives (`AiCall::stream`).
-pub(crate) async fn run<T: Intent + Send>(
-    call: AiCall<'_, T>,
-    relay: Option<&dyn Relay>,
-) -> AiResult<T> {
-    let (started, id, target) = (Instant::now(), observe::next_call_id(), type_name::<T>());
-    let (_, model) = asked(
-        call.client,
-        call.options.model.as_deref(),
-        call.options.provider.as_deref(),
-    );
-    let span = observe::spans::call(id, target, model);
-    let observers = call.client.observers().clone();
-    let result = observe::in_call(&observers, id, target, run_inner(call, relay))
-        .instrument(span.clone())
-        .await;
-    observe::spans::finish_call(&span, &result, started);
-    result
+///
+/// Nothing starts until the future is first polled: then the call's span opens and its id is
+/// drawn. Written with combinators rather than as an `async fn`, which would hold the call twice
+/// (as its argument and inside the attempt loop's future) and move both at every await.
+pub(crate) fn run<'a, T: Intent + Send + 'a>(
+    call: AiCall<'a, T>,
+    relay: Option<&'a dyn Relay>,
+) -> impl Future<Output = AiResult<T>> + Send + 'a {
+    futures::future::lazy(move |_| {
+        let (started, id, target) = (Instant::now(), observe::next_call_id(), type_name::<T>());
+        let (_, model) = asked(
+            call.client,
+            call.options.model.as_deref(),
+            call.options.provider.as_deref(),
+        );
+        let span = observe::spans::call(id, target, model);
+        let observers = call.client.observers();
+        observe::in_call(observers, id, target, run_inner(call, relay))
+            .instrument(span.clone())
+            .map(move |result| {
+                observe::spans::finish_call(&span, &result, started);
+                result
+            })
+    })
+    .flatten()
 }
 
 async fn run_inner<T: Intent + Send>(
@@ -244,27 +253,29 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
         let started = Instant::now();
         let mut request = job.plan.request(tally.last());
         let mut record = AttemptRecord::new(number);
-        // Until a provider answers, the record names the one that would be asked.
-        record.provider = first_asked(job).to_owned();
         if let Err(limit) = budget::fit(&mut request, limits, tally.usage, &tally.records) {
             return tally.fail_with(Some(limit));
         }
         let span = observe::spans::attempt(number);
         observe::attempt_started(number);
 
-        let answer =
+        let mut answer =
             match answer::answer(job, limits, &request, number, &mut first_key, &span).await {
                 Answered::Reply(answer) => answer,
                 Answered::Deadline => {
+                    // No provider answered: the record names the one that was asked.
+                    record.provider = first_asked(job).to_owned();
                     record.latency = started.elapsed();
                     record.issues.extend(limits.deadline_issue());
                     return tally.fail_at(record, &span, "deadline");
                 }
                 Answered::Failed(error) => {
                     record.latency = started.elapsed();
-                    if !error.provider.is_empty() {
-                        record.provider.clone_from(&error.provider);
-                    }
+                    record.provider = if error.provider.is_empty() {
+                        first_asked(job).to_owned()
+                    } else {
+                        error.provider.clone()
+                    };
                     // A rate limit that would hold the request past the deadline is the call's
                     // limit.
                     let kind = match error.kind {
@@ -277,7 +288,7 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
                     return tally.fail_at(record, &span, "provider failed");
                 }
             };
-        finish::record_answer(&mut record, &answer);
+        finish::record_answer(&mut record, &mut answer);
         if job.options.logprobs {
             finish::record_confidence(&mut record, job.info, &answer.response);
         }

@@ -12,6 +12,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+use futures::future::Either;
+
 use super::events::{CallId, Origin};
 use super::Observer;
 
@@ -91,14 +93,17 @@ pub(crate) fn next_call_id() -> CallId {
 }
 
 /// Runs `future` as call `call` returning a `target`, its events going to `observers`.
-pub(crate) async fn in_call<F: Future>(
+///
+/// A plain function rather than an `async fn`: an `async fn` would hold `future` twice (as its
+/// argument and as what it awaits), and a call's future is the largest thing a call moves.
+pub(crate) fn in_call<F: Future>(
     observers: &Observers,
     call: CallId,
     target: &'static str,
     future: F,
-) -> F::Output {
+) -> impl Future<Output = F::Output> {
     if observers.is_empty() {
-        return future.await;
+        return Either::Left(future);
     }
     let context = Context {
         observers: observers.clone(),
@@ -107,11 +112,12 @@ pub(crate) async fn in_call<F: Future>(
         target,
         attempt: Cell::new(0),
     };
-    CONTEXT.scope(context, future).await
+    Either::Right(CONTEXT.scope(context, future))
 }
 
-/// Runs `future` as chunk `chunk` of the running collection call.
-pub(crate) async fn in_chunk<F: Future>(chunk: usize, future: F) -> F::Output {
+/// Runs `future` as chunk `chunk` of the running collection call (a plain function, as
+/// [`in_call`] is).
+pub(crate) fn in_chunk<F: Future>(chunk: usize, future: F) -> impl Future<Output = F::Output> {
     let context = CONTEXT
         .try_with(|outer| Context {
             observers: outer.observers.clone(),
@@ -122,8 +128,8 @@ pub(crate) async fn in_chunk<F: Future>(chunk: usize, future: F) -> F::Output {
         })
         .ok();
     match context {
-        Some(context) => CONTEXT.scope(context, future).await,
-        None => future.await,
+        Some(context) => Either::Right(CONTEXT.scope(context, future)),
+        None => Either::Left(future),
     }
 }
 

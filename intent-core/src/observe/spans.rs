@@ -143,7 +143,8 @@ pub(crate) fn call(call: CallId, target: &'static str, model: &str) -> Span {
     span
 }
 
-/// Closes a call's span with what its result says, and logs the one INFO event of the call.
+/// Closes a call's span with what its result says (nothing is computed for a span no subscriber
+/// takes), and logs the one INFO event of the call.
 pub(crate) fn finish_call<T>(span: &Span, result: &AiResult<T>, started: Instant) {
     let usage = result.usage();
     let latency = started.elapsed();
@@ -152,13 +153,15 @@ pub(crate) fn finish_call<T>(span: &Span, result: &AiResult<T>, started: Instant
     } else {
         "failure"
     };
-    if let Some(last) = result.attempts().last() {
-        record_answered(span, last);
+    if !span.is_disabled() {
+        if let Some(last) = result.attempts().last() {
+            record_answered(span, last);
+        }
+        record_usage(span, usage);
+        span.record(ATTEMPTS, result.attempts().len());
+        span.record(OUTCOME, outcome);
+        span.record(LATENCY_MS, millis(latency));
     }
-    record_usage(span, usage);
-    span.record(ATTEMPTS, result.attempts().len());
-    span.record(OUTCOME, outcome);
-    span.record(LATENCY_MS, millis(latency));
     tracing::info!(
         parent: span,
         outcome,
@@ -189,13 +192,16 @@ pub(crate) fn attempt(number: u32) -> Span {
 /// Records on `span` the model asked for (nothing for an empty one). The provider is recorded
 /// once, when it is known which one answered (a fallback, maybe).
 pub(crate) fn record_asked(span: &Span, model: &str) {
-    if !model.is_empty() {
+    if !model.is_empty() && !span.is_disabled() {
         span.record(GEN_AI_REQUEST_MODEL, model);
     }
 }
 
 /// Closes an attempt's span with what its record says.
 pub(crate) fn close_attempt(span: &Span, record: &AttemptRecord, outcome: &str) {
+    if span.is_disabled() {
+        return;
+    }
     record_answered(span, record);
     record_usage(span, record.usage);
     span.record(LATENCY_MS, millis(record.latency));
@@ -254,6 +260,9 @@ pub(super) fn record_judged(
     latency: Duration,
 ) {
     let span = Span::current();
+    if span.is_disabled() {
+        return;
+    }
     if let Some((provider, model, reason)) = answered {
         span.record(GEN_AI_PROVIDER_NAME, semconv_provider(provider));
         span.record(GEN_AI_RESPONSE_MODEL, model);
@@ -300,7 +309,8 @@ pub(crate) fn collection(call: CallId, target: &'static str, model: &str) -> Spa
     span
 }
 
-/// Closes a collection call's span, and logs its one INFO event.
+/// Closes a collection call's span (nothing is computed for a span no subscriber takes), and
+/// logs its one INFO event.
 pub(crate) fn finish_collection(span: &Span, summary: &CollectionSummary<'_>, started: Instant) {
     let latency = started.elapsed();
     let outcome = if summary.failed == 0 {
@@ -308,15 +318,17 @@ pub(crate) fn finish_collection(span: &Span, summary: &CollectionSummary<'_>, st
     } else {
         "failure"
     };
-    if let Some(last) = summary.last {
-        record_answered(span, last);
+    if !span.is_disabled() {
+        if let Some(last) = summary.last {
+            record_answered(span, last);
+        }
+        record_usage(span, summary.usage);
+        span.record(ELEMENTS, summary.elements);
+        span.record(CHUNKS, summary.chunks);
+        span.record(FAILED, summary.failed);
+        span.record(OUTCOME, outcome);
+        span.record(LATENCY_MS, millis(latency));
     }
-    record_usage(span, summary.usage);
-    span.record(ELEMENTS, summary.elements);
-    span.record(CHUNKS, summary.chunks);
-    span.record(FAILED, summary.failed);
-    span.record(OUTCOME, outcome);
-    span.record(LATENCY_MS, millis(latency));
     tracing::info!(
         parent: span,
         outcome,

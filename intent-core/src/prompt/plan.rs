@@ -73,29 +73,25 @@ pub fn plan(
         (Some(schema), _) if is_json_target => (
             ResponseFormat::JsonSchema,
             Some(SharedSchema::new(build_envelope_from_schema(schema)?)),
-            "a JSON value that conforms to the provided JSON schema".to_owned(),
+            "a JSON value that conforms to the provided JSON schema",
         ),
         (Some(_), _) => {
             return Err(IntentError::InvalidSchema(
                 "output_schema applies to serde_json::Value results only; this result type has a schema of its own".into(),
             ))
         }
-        (None, TargetKind::Text) => (ResponseFormat::Text, None, String::new()),
+        (None, TargetKind::Text) => (ResponseFormat::Text, None, ""),
         (None, TargetKind::StrictSchema) => (
             ResponseFormat::JsonSchema,
             info.request_schema(),
-            info.description().to_owned(),
+            info.description(),
         ),
-        (None, TargetKind::JsonObject) if is_json_target => (
-            ResponseFormat::JsonObject,
-            None,
-            "a JSON value".to_owned(),
-        ),
-        (None, TargetKind::JsonObject) => (
-            ResponseFormat::JsonObject,
-            None,
-            info.description().to_owned(),
-        ),
+        (None, TargetKind::JsonObject) if is_json_target => {
+            (ResponseFormat::JsonObject, None, "a JSON value")
+        }
+        (None, TargetKind::JsonObject) => {
+            (ResponseFormat::JsonObject, None, info.description())
+        }
     };
 
     let system = match non_empty(options.system_instructions.as_deref()) {
@@ -152,7 +148,7 @@ pub fn plan(
         }
     } else {
         user.push_str("Reply with one JSON object {\"value\": <result>}, where <result> is ");
-        user.push_str(&result_description);
+        user.push_str(result_description);
         if format == ResponseFormat::JsonObject {
             user.push('\n');
             user.push_str(JSON_TYPES_LINE);

@@ -103,6 +103,10 @@ impl ShapeGraph {
     /// reaches, each once (so a recursive type's description is finite).
     pub fn describe(&self, root: NodeId) -> String {
         let mut out = self.label(root);
+        // A scalar (a string input, a number) reaches no named type: its label says it all.
+        if matches!(self.node(self.strip_option(root)), Node::Scalar(_)) {
+            return out;
+        }
         let mut seen = HashSet::new();
         let mut stack = vec![root];
         let mut order = Vec::new();

@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock, OnceLock, RwLock};
 use serde_json::Value;
 
 use super::envelope::{envelope, make_strict, ENVELOPE_PROPERTY};
-use super::{Node, NodeId, Scalar, ShapeGraph, StructKind};
+use super::{BoundedMember, Node, NodeId, Scalar, ShapeGraph, StructKind};
 use crate::request::SharedSchema;
 
 /// How a result type is asked for.
@@ -40,6 +40,8 @@ pub struct TypeInfo {
     target: TargetKind,
     /// The member rules in words, computed on first use.
     rule_lines: OnceLock<Vec<String>>,
+    /// The members with inclusive numeric bounds, found on first use.
+    bounded_members: OnceLock<Vec<BoundedMember>>,
     /// Whether replies may take the reader's fast path, computed on first use.
     fast_read: OnceLock<u8>,
     /// The envelope schema as requests carry it, serialized on first use.
@@ -101,6 +103,7 @@ impl TypeInfo {
             envelope_schema,
             target,
             rule_lines: OnceLock::new(),
+            bounded_members: OnceLock::new(),
             fast_read: OnceLock::new(),
             request_schema: OnceLock::new(),
         }
@@ -162,6 +165,13 @@ impl TypeInfo {
     pub fn rule_lines(&self) -> &[String] {
         self.rule_lines
             .get_or_init(|| self.graph.rule_lines(self.root))
+    }
+
+    /// The members with an inclusive numeric bound (`minimum`, `maximum`), in the order the rule
+    /// lines state them: found once per type, not once per call.
+    pub(crate) fn bounded_members(&self) -> &[BoundedMember] {
+        self.bounded_members
+            .get_or_init(|| self.graph.bounded_members(self.root))
     }
 
     /// How replies may take the reader's fast path (the reader's plan, decided once per type).

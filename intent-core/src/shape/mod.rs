@@ -40,5 +40,5 @@ pub(crate) use node::{
     StructShape, Variant, VariantKind,
 };
 pub(crate) use rules::table as rule_table;
-pub(crate) use rules::{member_subject, number, plural, rule_line, MemberStep, Seg};
+pub(crate) use rules::{member_subject, number, plural, rule_line, BoundedMember, MemberStep, Seg};
 pub(crate) use rules::{Pattern, RuleTarget, Rules};

@@ -278,7 +278,7 @@ impl GeminiProvider {
                 Post {
                     provider: &self.name,
                     url: &url,
-                    headers: headers.clone(),
+                    headers,
                     body,
                     key: &self.key,
                 },

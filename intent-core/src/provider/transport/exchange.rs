@@ -8,10 +8,11 @@
 //! part, and a body held as bytes can be sent again on a retry, which reqwest's streamed multipart
 //! forms cannot.
 
-use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
+use bytes::Bytes;
+use reqwest::header::{HeaderMap, HeaderValue};
 use reqwest::Method;
 
-use super::{display_url, ApiKey, Fault, Post, Receive, Transport};
+use super::{display_url, ApiKey, Fault, Parts, Post, Receive, Transport};
 use crate::provider::error::{ProviderError, ProviderErrorKind};
 
 /// One request of a batch API.
@@ -64,27 +65,32 @@ impl Transport {
             provider,
             method,
             url,
-            mut headers,
+            headers,
             body,
             key,
             retry,
         } = exchange;
+        let no_headers = HeaderMap::new();
         let post = Post {
             provider,
             url: &url,
-            headers: HeaderMap::new(),
+            headers: &no_headers,
             body: Vec::new(),
             key,
         };
         let client = self.http_client(&post)?;
-        let mut template = client.request(method, url.clone()).timeout(self.timeout);
-        if let Some((content_type, body)) = body {
-            headers.insert(CONTENT_TYPE, content_type);
-            template = template.body(body);
-        }
-        let template = template.headers(headers);
+        let (content_type, body) = body.map_or((None, None), |(content_type, body)| {
+            (Some(content_type), Some(Bytes::from(body)))
+        });
+        let parts = Parts {
+            method,
+            url: &url,
+            headers: &headers,
+            content_type,
+            body,
+        };
         let retries = if retry { self.retry.max_retries } else { 0 };
-        self.retrying(template, &post, receive, retries).await
+        self.retrying(client, &parts, &post, receive, retries).await
     }
 }
 

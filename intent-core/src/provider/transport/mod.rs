@@ -26,8 +26,9 @@ use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 
 use super::error::{ProviderError, ProviderErrorKind};
 use super::AiResponse;
@@ -47,7 +48,9 @@ pub(crate) const DEFAULT_MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
 #[derive(Clone)]
 pub(crate) struct Transport {
     client: Arc<OnceLock<Result<reqwest::Client, String>>>,
-    pub(crate) timeout: Duration,
+    /// The client's request timeout: set with [`set_timeout`](Self::set_timeout), which rebuilds
+    /// the client.
+    timeout: Duration,
     pub(crate) connect_timeout: Duration,
     pub(crate) retry: RetryPolicy,
     pub(crate) max_response_bytes: usize,
@@ -88,8 +91,9 @@ pub(crate) struct Post<'a> {
     pub(crate) provider: &'a str,
     /// The endpoint.
     pub(crate) url: &'a reqwest::Url,
-    /// Headers besides `content-type` (authentication, versions).
-    pub(crate) headers: HeaderMap,
+    /// Headers besides `content-type` (authentication, versions): the provider's fixed ones,
+    /// borrowed, since each try copies them into its request anyway.
+    pub(crate) headers: &'a HeaderMap,
     /// The serialized JSON body.
     pub(crate) body: Vec<u8>,
     /// The key, redacted from any message.
@@ -103,10 +107,24 @@ impl Transport {
         self.client = Arc::new(OnceLock::new());
     }
 
+    /// The timeout of each request, from connecting until the reply body is read.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Sets the timeout of each request; the HTTP client is rebuilt on next use.
+    pub(crate) fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+        self.client = Arc::new(OnceLock::new());
+    }
+
     fn client(&self) -> Result<&reqwest::Client, String> {
         self.client
             .get_or_init(|| {
+                // The request timeout is the client's rather than each request's: a request's
+                // own would be stored in its extensions, three allocations per request.
                 reqwest::Client::builder()
+                    .timeout(self.timeout)
                     .connect_timeout(self.connect_timeout)
                     .redirect(redirect::policy())
                     .user_agent(concat!("intent/", env!("CARGO_PKG_VERSION")))
@@ -134,14 +152,14 @@ impl Transport {
         receive: R,
     ) -> Result<R::Output, ProviderError> {
         let client = self.http_client(&post)?;
-        post.headers
-            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        let template = client
-            .post(post.url.clone())
-            .headers(std::mem::take(&mut post.headers))
-            .timeout(self.timeout)
-            .body(std::mem::take(&mut post.body));
-        self.retrying(template, &post, receive, self.retry.max_retries)
+        let parts = Parts {
+            method: Method::POST,
+            url: post.url,
+            headers: post.headers,
+            content_type: Some(HeaderValue::from_static("application/json")),
+            body: Some(Bytes::from(std::mem::take(&mut post.body))),
+        };
+        self.retrying(client, &parts, &post, receive, self.retry.max_retries)
             .await
     }
 
@@ -157,28 +175,21 @@ impl Transport {
         })
     }
 
-    /// Sends `template` (a request whose body can be copied), retrying transport faults up to
+    /// Sends the request made of `parts` with `client`, retrying transport faults up to
     /// `max_retries` times, until `receive` has what it needs from a successful (2xx) reply.
     /// `post` names the provider, the endpoint and the key for messages.
     async fn retrying<R: Receive>(
         &self,
-        template: reqwest::RequestBuilder,
+        client: &reqwest::Client,
+        parts: &Parts<'_>,
         post: &Post<'_>,
         receive: R,
         max_retries: u32,
     ) -> Result<R::Output, ProviderError> {
-        let fail = |kind, message: String| {
-            ProviderError::new(kind, post.key.redact(message)).with_provider(post.provider)
-        };
         let mut retry = 0u32;
         loop {
-            let Some(request) = template.try_clone() else {
-                return Err(fail(
-                    ProviderErrorKind::Config,
-                    "the request could not be copied for sending".into(),
-                ));
-            };
-            let outcome = self.exchange(request, post, &receive).await;
+            let request = parts.request();
+            let outcome = self.exchange(client, request, post, &receive).await;
             let fault = match outcome {
                 Ok(received) => return Ok(received),
                 Err(fault) => fault,
@@ -236,12 +247,13 @@ impl Transport {
     /// One request and what `receive` reads from its reply.
     async fn exchange<R: Receive>(
         &self,
-        request: reqwest::RequestBuilder,
+        client: &reqwest::Client,
+        request: reqwest::Request,
         post: &Post<'_>,
         receive: &R,
     ) -> Result<R::Output, Fault> {
-        let response = request
-            .send()
+        let response = client
+            .execute(request)
             .await
             .map_err(|e| self.transport_fault(e, post, "sending the request to"))?;
         let status = response.status();
@@ -336,6 +348,33 @@ impl Transport {
             retryable: true,
             server_delay: None,
         }
+    }
+}
+
+/// What each try of a request is made of. A try's request is made afresh from them, rather than
+/// copied from a template request with `try_clone` (which copies the URL, the headers and the
+/// request's extensions into a builder and out again): the URL and headers are copied once per
+/// try, the body is shared.
+struct Parts<'a> {
+    method: Method,
+    url: &'a reqwest::Url,
+    headers: &'a HeaderMap,
+    /// The body's `content-type`, set over `headers`.
+    content_type: Option<HeaderValue>,
+    body: Option<Bytes>,
+}
+
+impl Parts<'_> {
+    /// A try's request (the client bounds it by the transport's timeout).
+    fn request(&self) -> reqwest::Request {
+        let mut request = reqwest::Request::new(self.method.clone(), self.url.clone());
+        let headers = request.headers_mut();
+        headers.clone_from(self.headers);
+        if let Some(content_type) = &self.content_type {
+            headers.insert(CONTENT_TYPE, content_type.clone());
+        }
+        *request.body_mut() = self.body.clone().map(reqwest::Body::from);
+        request
     }
 }
 
@@ -489,7 +528,7 @@ impl Prepared {
         Ok(Post {
             provider: target.provider,
             url,
-            headers: fixed_headers.clone(),
+            headers: fixed_headers,
             body,
             key: target.key,
         })

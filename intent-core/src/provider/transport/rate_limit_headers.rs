@@ -61,6 +61,15 @@ impl RateLimitStatus {
     }
 
     fn read(headers: &HeaderMap, now: SystemTime) -> Option<RateLimitStatus> {
+        // Most replies carry none of them: one pass over the names the reply has is cheaper than
+        // twelve look-ups by name, each parsing and hashing its name.
+        let carries_any = headers.keys().any(|name| {
+            let name = name.as_str();
+            name.starts_with("x-ratelimit-") || name.starts_with("anthropic-ratelimit-")
+        });
+        if !carries_any {
+            return None;
+        }
         let pick = |openai: &str, anthropic: &str| {
             headers
                 .get(openai)

@@ -16,7 +16,7 @@ macro_rules! transport_settings {
             /// assert_eq!(provider.timeout(), Duration::from_secs(30));
             /// ```
             pub fn with_timeout(mut self, timeout: ::std::time::Duration) -> Self {
-                self.transport.timeout = timeout;
+                self.transport.set_timeout(timeout);
                 self
             }
 
@@ -124,7 +124,7 @@ macro_rules! transport_settings {
             /// assert_eq!(provider.timeout().as_secs(), 600);
             /// ```
             pub fn timeout(&self) -> ::std::time::Duration {
-                self.transport.timeout
+                self.transport.timeout()
             }
 
             /// The retry policy for transport faults.

@@ -130,7 +130,7 @@ impl EventBody {
             offset: 0,
             parser: SseParser::new(transport.max_event_bytes),
             max_response_bytes: transport.max_response_bytes,
-            timeout: transport.timeout,
+            timeout: transport.timeout(),
             idle_timeout: transport.idle_timeout,
             idle_deadline: Instant::now() + transport.idle_timeout,
             activity: 0,

@@ -110,9 +110,10 @@ pub(crate) fn leading_blocks_end(text: &str) -> Option<usize> {
 
 /// True when `text` has a reasoning tag anywhere (a quick test before a scan).
 pub(crate) fn has_tag(text: &str) -> bool {
-    let bytes = text.as_bytes();
     let mut from = 0;
-    while let Some(at) = bytes[from..].iter().position(|b| *b == b'<') {
+    // `str::find` of one ASCII character is a word-at-a-time memchr; `from` always follows a
+    // `<`, so it is a character boundary.
+    while let Some(at) = text[from..].find('<') {
         let at = from + at;
         if open_tag(text, at).is_some() || close_tag(text, at).is_some() {
             return true;
