@@ -1,7 +1,8 @@
 //! The allocation budget of a plain call: how many times a plain `Order::ai` allocates, on the
 //! scripted model and over HTTP against a loopback server, each pinned here, so that a change
 //! that adds an allocation to every call fails this test and must raise the figure on purpose
-//! (and one that removes some must lower it, keeping the figure true).
+//! (and one that removes some must lower it, keeping the figure true). A third figure holds what
+//! the answer policies cost on a type they watch.
 //!
 //! A counting global allocator counts only on a thread that asked it to, so the test harness's
 //! other threads and the server's own thread (`Server` runs on one of its own) are not counted.
@@ -18,6 +19,7 @@ use intent_bench::call::{CallFixture, EMAIL, INTENT};
 use intent_bench::replies::{order, Envelope};
 use intent_bench::types::Order;
 use intent_core::prelude::*;
+use serde::Deserialize;
 
 /// Allocations (including reallocations) of one plain `Order::ai` on the scripted model: the
 /// library's own work for a call, with no transport.
@@ -26,6 +28,54 @@ const SCRIPTED_BUDGET: u64 = 28;
 /// Allocations (including reallocations) of one plain `Order::ai` through `OpenAiProvider`
 /// against a loopback server: the library's work plus reqwest's and hyper's for one request.
 const HTTP_BUDGET: u64 = 90;
+
+/// Allocations (including reallocations) of one `Confirmation::ai` on the scripted model: a type
+/// that the answer policies watch (members from the input, a sample in a description, a bound),
+/// answered with values that pass them all, so each policy looks and finds nothing. Above the
+/// plain call's figure: the reply read as JSON as well as into the type (the policies look at the
+/// answer as the model wrote it), and the input folded once for looking values up; no pointer is
+/// written and no answer copied where nothing is found.
+const WATCHED_BUDGET: u64 = 42;
+
+/// An order confirmation whose members the answer policies watch.
+#[derive(Debug, PartialEq, Deserialize, Intent)]
+struct Confirmation {
+    /// The order number, such as SO-1234.
+    #[intent(from_input)]
+    number: String,
+    /// Who ordered.
+    #[intent(from_input)]
+    customer: String,
+    /// How many lamps, at least 1.
+    #[intent(minimum = 1)]
+    lamps: u32,
+}
+
+/// What a policy costs where it applies: the watched type's figure, pinned on its own.
+#[test]
+fn a_watched_call_allocates_within_its_budget() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let reply = r#"{"value":{"number":"SO-2026-0042","customer":"Dana Whitfield","lamps":3}}"#;
+    let model = ScriptedProvider::new(Vec::<String>::new());
+    let client = IntentClient::new(model.clone());
+    let watched = least_over_calls(|| {
+        model.push([reply]);
+        counted(|| {
+            let confirmation =
+                runtime.block_on(Confirmation::ai(&client, EMAIL, INTENT).into_future());
+            assert!(confirmation.is_success(), "{:?}", confirmation.issues());
+        })
+    });
+    eprintln!("allocations per call of a watched type: {watched}");
+    assert_eq!(
+        watched, WATCHED_BUDGET,
+        "a watched call's allocations moved from the pinned budget. Change WATCHED_BUDGET on \
+         purpose, with the reason in the commit."
+    );
+}
 
 /// Both budgets, and the same exchange written by hand with reqwest and serde_json for scale (not
 /// pinned: it is not the library's).

@@ -63,13 +63,12 @@ impl<'a> BoundPolicy<'a> {
         }
         let mut issues = Vec::new();
         for member in self.members {
-            for (pointer, value) in answer_values_at(answer, &member.path) {
-                let Some(n) = value.as_f64() else { continue };
-                if !member.bounds.contains(&n) || contains_number(self.input, n) {
-                    continue;
+            answer_values_at(answer, &member.path, &mut |at, value| {
+                let Some(n) = value.as_f64() else { return };
+                if member.bounds.contains(&n) && !contains_number(self.input, n) {
+                    issues.push(issue(member, at.pointer(), n));
                 }
-                issues.push(issue(member, pointer, n));
-            }
+            });
         }
         if !issues.is_empty() && self.flagged.swap(true, Ordering::Relaxed) {
             return Vec::new();

@@ -64,11 +64,13 @@ fn copied_example(examples: &[IntentExample], input: &str, reply: &str) -> Optio
         return None;
     }
     let reply_value = comparable(reply);
-    let input_lower = input.to_lowercase();
+    // Lower-cased once, and only when an example's output is the reply.
+    let mut input_lower = None;
     examples.iter().enumerate().find_map(|(i, example)| {
         if example.input.trim() == input.trim() || comparable(&example.output) != reply_value {
             return None;
         }
+        let input_lower: &str = input_lower.get_or_insert_with(|| input.to_lowercase());
         let example_input = example.input.to_lowercase();
         let mut leaves = Vec::new();
         collect_leaves(&reply_value, &mut leaves);

@@ -62,7 +62,7 @@ pub struct CatalogIntent {
     pub(crate) shape: Shape,
     pub(crate) rules: Vec<MemberRule>,
     /// The members the file's rules say must come from the input (`from_input: true`).
-    pub(crate) grounded: Grounded,
+    pub(crate) grounded: Grounded<'static>,
     pub(crate) options: AiRequestOptions,
     /// The examples' outputs as reply values (inside the envelope), for checking against a type.
     example_values: Vec<Value>,

@@ -120,23 +120,22 @@ pub(crate) fn element_grounds(text: &str, mode: Mode) -> Grounds {
 pub(crate) struct ElementReader<'c, O> {
     info: Arc<TypeInfo>,
     checks: &'c [Check<'c, O>],
-    /// The members of `O` that must come from the element's input.
-    grounded: Grounded,
 }
 
 impl<'c, O: Intent> ElementReader<'c, O> {
     pub(crate) fn new(checks: &'c [Check<'c, O>]) -> Self {
         let info = O::type_info();
-        ElementReader {
-            grounded: Grounded::of(&info),
-            info,
-            checks,
-        }
+        ElementReader { info, checks }
+    }
+
+    /// The members of `O` that must come from the element's input (found once per type).
+    fn grounded(&self) -> Grounded<'_> {
+        Grounded::of(&self.info)
     }
 
     /// True when some member of `O` must come from the element's input.
     pub(crate) fn is_grounded(&self) -> bool {
-        !self.grounded.is_empty()
+        !self.grounded().is_empty()
     }
 
     /// The value, or the findings at paths relative to the element (`/value/..`); `lossy` is
@@ -148,15 +147,15 @@ impl<'c, O: Intent> ElementReader<'c, O> {
         lossy: &[u64],
         grounds: Option<&Grounds>,
     ) -> Result<O, Vec<ResultIssue>> {
-        let answer = grounds
-            .filter(|_| self.is_grounded())
-            .map(|g| (value.clone(), g));
+        // The grounded members are looked up in the value before it is read (and consumed);
+        // findings of the reading come first, as they would for any other element.
+        let missing = match grounds {
+            Some(grounds) => self.grounded().check(&value, grounds),
+            None => Vec::new(),
+        };
         let read = read::read_value_with::<O>(&self.info, value, lossy)?;
-        if let Some((answer, grounds)) = answer {
-            let missing = self.grounded.check(&answer, grounds);
-            if !missing.is_empty() {
-                return Err(missing);
-            }
+        if !missing.is_empty() {
+            return Err(missing);
         }
         self.check(read)
     }

@@ -119,10 +119,13 @@ pub(crate) fn verify(
     Err(issues)
 }
 
-/// Deserializes a normalized value with serde, the final authority.
-pub(crate) fn deserialize<T: serde::de::DeserializeOwned>(
-    value: Value,
-) -> Result<T, Vec<ResultIssue>> {
+/// Deserializes a normalized value with serde, the final authority: a `Value`, or a `&Value`
+/// when the caller keeps the answer's JSON (read without copying it).
+pub(crate) fn deserialize<'de, T, D>(value: D) -> Result<T, Vec<ResultIssue>>
+where
+    T: serde::de::DeserializeOwned,
+    D: serde::Deserializer<'de, Error = serde_json::Error>,
+{
     serde_path_to_error::deserialize(value).map_err(|error| {
         let mut pointer = String::from("/value");
         for segment in error.path() {

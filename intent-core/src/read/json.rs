@@ -97,7 +97,7 @@ pub fn read_reply_json<T: Intent>(
         return Ok((value, Value::String(text_value(text).into_owned())));
     }
     let json = locate::locate(info, text)?.value;
-    let value = answer::deserialize(json.clone())?;
+    let value = answer::deserialize(&json)?;
     Ok((value, json))
 }
 

@@ -65,6 +65,7 @@ pub(crate) use findings::{bounded as bounded_findings, Findings};
 pub(crate) use json::{read_json, read_reply_json, read_value_with};
 pub(crate) use locate::split_reasoning;
 pub(crate) use path::join as join_pointer;
+pub(crate) use path::push_token as push_pointer_token;
 pub(crate) use rules::messages as rule_messages;
 
 use std::borrow::Cow;

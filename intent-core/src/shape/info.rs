@@ -6,7 +6,9 @@ use std::sync::{Arc, LazyLock, OnceLock, RwLock};
 use serde_json::Value;
 
 use super::envelope::{envelope, make_strict, ENVELOPE_PROPERTY};
-use super::{BoundedMember, Node, NodeId, Scalar, ShapeGraph, StructKind};
+use super::{
+    BoundedMember, GroundedMember, Node, NodeId, SampledMember, Scalar, ShapeGraph, StructKind,
+};
 use crate::request::SharedSchema;
 
 /// How a result type is asked for.
@@ -42,6 +44,10 @@ pub struct TypeInfo {
     rule_lines: OnceLock<Vec<String>>,
     /// The members with inclusive numeric bounds, found on first use.
     bounded_members: OnceLock<Vec<BoundedMember>>,
+    /// The members that must come from the input, found on first use.
+    grounded_members: OnceLock<Vec<GroundedMember>>,
+    /// The text and number members whose descriptions name samples, found on first use.
+    sampled_members: OnceLock<Vec<SampledMember>>,
     /// Whether replies may take the reader's fast path, computed on first use.
     fast_read: OnceLock<u8>,
     /// The envelope schema as requests carry it, serialized on first use.
@@ -104,6 +110,8 @@ impl TypeInfo {
             target,
             rule_lines: OnceLock::new(),
             bounded_members: OnceLock::new(),
+            grounded_members: OnceLock::new(),
+            sampled_members: OnceLock::new(),
             fast_read: OnceLock::new(),
             request_schema: OnceLock::new(),
         }
@@ -172,6 +180,20 @@ impl TypeInfo {
     pub(crate) fn bounded_members(&self) -> &[BoundedMember] {
         self.bounded_members
             .get_or_init(|| self.graph.bounded_members(self.root))
+    }
+
+    /// The members that must come from the input (`from_input`), in the order the rule lines
+    /// state them: found once per type.
+    pub(crate) fn grounded_members(&self) -> &[GroundedMember] {
+        self.grounded_members
+            .get_or_init(|| self.graph.grounded_members(self.root))
+    }
+
+    /// The text and number members whose descriptions name samples (`such as A-1192`), with
+    /// their samples: found once per type.
+    pub(crate) fn sampled_members(&self) -> &[SampledMember] {
+        self.sampled_members
+            .get_or_init(|| self.graph.sampled_members(self.root))
     }
 
     /// How replies may take the reader's fast path (the reader's plan, decided once per type).

@@ -26,8 +26,10 @@ pub(crate) mod builder;
 mod describe;
 pub(crate) mod envelope;
 mod info;
+mod members;
 pub(crate) mod node;
 pub(crate) mod rules;
+mod samples;
 mod schema;
 mod strict;
 
@@ -35,10 +37,11 @@ pub use info::{TargetKind, TypeInfo};
 
 pub(crate) use accepts::{Accepts, Kinds, TextForm};
 pub(crate) use builder::ShapeGraph;
+pub(crate) use members::{BoundedMember, GroundedMember, SampledMember};
 pub(crate) use node::{
     EnumRepr, EnumShape, Field, FloatKind, IntKind, Node, NodeId, Scalar, SeqKind, StructKind,
     StructShape, Variant, VariantKind,
 };
 pub(crate) use rules::table as rule_table;
-pub(crate) use rules::{member_subject, number, plural, rule_line, BoundedMember, MemberStep, Seg};
+pub(crate) use rules::{member_subject, number, plural, rule_line, MemberStep, Seg};
 pub(crate) use rules::{Pattern, RuleTarget, Rules};

@@ -332,23 +332,6 @@ impl super::ShapeGraph {
         }
     }
 
-    /// Every member below `root` with an inclusive numeric bound (`minimum`, `maximum`), in the
-    /// order [`for_each_ruled_member`](Self::for_each_ruled_member) visits them.
-    pub(crate) fn bounded_members(&self, root: super::NodeId) -> Vec<BoundedMember> {
-        let mut members = Vec::new();
-        self.for_each_ruled_member(root, |path, rules, nullable| {
-            let bounds: Vec<f64> = rules.minimum.into_iter().chain(rules.maximum).collect();
-            if !bounds.is_empty() {
-                members.push(BoundedMember {
-                    path: path.to_vec(),
-                    bounds,
-                    nullable,
-                });
-            }
-        });
-        members
-    }
-
     fn member_rules(
         &self,
         fields: &[super::Field],
@@ -397,14 +380,6 @@ impl super::ShapeGraph {
         }
         graph
     }
-}
-
-/// A member with inclusive numeric bounds: where it is, its bounds, and whether it may be null.
-#[derive(Debug)]
-pub(crate) struct BoundedMember {
-    pub(crate) path: Vec<Seg>,
-    pub(crate) bounds: Vec<f64>,
-    pub(crate) nullable: bool,
 }
 
 /// A step of a path while the shape is walked (owned, since the walk outlives no field).

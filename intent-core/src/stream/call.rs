@@ -1,5 +1,6 @@
 //! `AiCall::stream` and `AiCall::stream_elements`, and the streams they return.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use crate::read::{read_json, read_list_element};
 use crate::relay::Relay;
 use crate::result::{AiResult, IssueKind, ResultIssue};
 use crate::shape::TypeInfo;
-use crate::trust::{Grounded, Grounds};
+use crate::trust::{At, Grounded, Grounds, ANSWER};
 
 impl<'a, T> AiCall<'a, T>
 where
@@ -65,9 +66,12 @@ where
     pub fn stream_elements(self) -> ElementStream<'a, E> {
         // The members of an element that must come from the input are checked before it is
         // delivered, against the call's input.
-        let grounded = Grounded::of(&<Vec<E>>::type_info()).of_elements();
+        let info = <Vec<E>>::type_info();
+        let grounded = Grounded::of(&info);
         let grounding = match &self.input {
-            Ok(input) if !grounded.is_empty() => Some(Arc::new((grounded, Grounds::of(input)))),
+            Ok(input) if !grounded.is_empty() => {
+                Some(Arc::new((grounded.of_elements(), Grounds::of(input))))
+            }
             _ => None,
         };
         ElementStream {
@@ -157,7 +161,7 @@ impl<T> fmt::Debug for AiStream<'_, T> {
 pub struct ElementStream<'a, E> {
     driver: Driver<'a, Vec<E>>,
     /// The element's members that must come from the input, and the input.
-    grounding: Option<Arc<(Grounded, Grounds)>>,
+    grounding: Option<Arc<(Grounded<'static>, Grounds)>>,
 }
 
 impl<E: DeserializeOwned> ElementStream<'_, E> {
@@ -192,16 +196,16 @@ impl<E: DeserializeOwned> Stream for ElementStream<'_, E> {
 fn element_event<E: DeserializeOwned>(
     info: &TypeInfo,
     closed: ClosedElement,
-    grounding: Option<&(Grounded, Grounds)>,
+    grounding: Option<&(Grounded<'static>, Grounds)>,
 ) -> ElementEvent<E> {
     let index = closed.index;
     if let (Some((grounded, grounds)), Ok(body)) = (grounding, &closed.value) {
         let json = match body {
-            ElementBody::Text(text) => read_json(text).map(|answer| answer.value).ok(),
-            ElementBody::Json(json) => Some(json.clone()),
+            ElementBody::Text(text) => read_json(text).map(|answer| Cow::Owned(answer.value)).ok(),
+            ElementBody::Json(json) => Some(Cow::Borrowed(json)),
         };
         if let Some(json) = json {
-            let missing = grounded.check_at(&json, grounds, &format!("/value/{index}"));
+            let missing = grounded.check_at(&json, grounds, &At::Element(&ANSWER, index));
             if !missing.is_empty() {
                 return ElementEvent::Invalid(index, missing);
             }

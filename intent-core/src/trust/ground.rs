@@ -67,7 +67,7 @@ impl Grounds {
     /// True when the input holds `value`: as a folded text between boundaries, or, when `value`
     /// is a number, as a number. A value with no letter or digit is never held.
     pub(crate) fn contains(&self, value: &str) -> bool {
-        let (needle, _) = fold_with_boundaries(value);
+        let needle = fold(value);
         // A value with no letter or digit holds nothing of any input.
         if needle.is_empty() {
             return false;
@@ -150,6 +150,17 @@ fn kind(c: char) -> Kind {
     }
 }
 
+/// `text`'s letters and digits in lower case (a value looked for, whose boundaries are its ends).
+fn fold(text: &str) -> String {
+    let mut folded = String::with_capacity(text.len());
+    folded.extend(
+        text.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase),
+    );
+    folded
+}
+
 /// `text`'s letters and digits in lower case, and for each byte offset of the result (and its
 /// end) whether it is a boundary.
 fn fold_with_boundaries(text: &str) -> (String, Vec<bool>) {
@@ -201,12 +212,16 @@ pub(crate) fn number_readings(text: &str) -> Vec<f64> {
         return Vec::new();
     }
     let sign = if negative { -1.0 } else { 1.0 };
-    readings(digits).into_iter().map(|n| n * sign).collect()
+    let mut out = Vec::new();
+    readings(digits, &mut out);
+    out.iter_mut().for_each(|n| *n *= sign);
+    out
 }
 
-/// The readings of a run of digits with `.` and `,` separators, without a sign.
-fn readings(run: &str) -> Vec<f64> {
-    let mut out = Vec::new();
+/// The readings of a run of digits with `.` and `,` separators, without a sign, in `out` (which
+/// is cleared first: one buffer serves every run of a text).
+fn readings(run: &str, out: &mut Vec<f64>) {
+    out.clear();
     let mut push = |text: &str| {
         if let Ok(n) = text.parse::<f64>() {
             if n.is_finite() && !out.contains(&n) {
@@ -244,7 +259,6 @@ fn readings(run: &str) -> Vec<f64> {
             }
         }
     }
-    out
 }
 
 /// Every number `text` writes, each in every reading its separators allow: runs of digits with
@@ -252,7 +266,7 @@ fn readings(run: &str) -> Vec<f64> {
 /// range holding 1).
 pub(crate) fn written_numbers(text: &str) -> Vec<f64> {
     let bytes = text.as_bytes();
-    let mut out = Vec::new();
+    let (mut out, mut run) = (Vec::new(), Vec::new());
     let mut i = 0;
     while i < bytes.len() {
         if !bytes[i].is_ascii_digit() {
@@ -272,7 +286,8 @@ pub(crate) fn written_numbers(text: &str) -> Vec<f64> {
             && bytes[start - 1] == b'-'
             && !(start > 1 && bytes[start - 2].is_ascii_digit());
         let sign = if negative { -1.0 } else { 1.0 };
-        for n in readings(&text[start..end]) {
+        readings(&text[start..end], &mut run);
+        for n in &run {
             let n = n * sign;
             if !out.contains(&n) {
                 out.push(n);

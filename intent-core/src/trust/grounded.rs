@@ -14,47 +14,33 @@
 //! `map_values`) each element's answer is checked against that element's own input, and in a
 //! stream before an element is delivered.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::ground::Grounds;
-use super::paths::{quoted, values_at};
-use crate::read::join_pointer;
+use super::paths::{quoted, values_at, At, ANSWER};
 use crate::result::{IssueKind, ResultIssue};
-use crate::schema::ENVELOPE_PROPERTY;
-use crate::shape::{member_subject, MemberStep, Seg, TypeInfo};
+use crate::shape::{member_subject, GroundedMember as Member, MemberStep, Seg, TypeInfo};
 
-/// One grounded member: its path from the answer, and whether it may be null.
-#[derive(Debug, Clone)]
-struct Member {
-    path: Vec<Seg>,
-    nullable: bool,
-}
-
-/// The grounded members of a result type.
+/// The grounded members of a result type: borrowed from its [`TypeInfo`], where they are found
+/// once per type, or owned (an intent file's rules, a list's elements).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Grounded {
-    members: Vec<Member>,
+pub(crate) struct Grounded<'m> {
+    members: Cow<'m, [Member]>,
 }
 
-impl Grounded {
+impl Grounded<'_> {
     /// The members of `info`'s type that must come from the input.
-    pub(crate) fn of(info: &TypeInfo) -> Grounded {
-        let mut members = Vec::new();
-        info.graph()
-            .for_each_ruled_member(info.root(), |path, rules, nullable| {
-                if rules.from_input {
-                    members.push(Member {
-                        path: path.to_vec(),
-                        nullable,
-                    });
-                }
-            });
-        Grounded { members }
+    pub(crate) fn of(info: &TypeInfo) -> Grounded<'_> {
+        Grounded {
+            members: Cow::Borrowed(info.grounded_members()),
+        }
     }
 
     /// Adds the member at `path` (an intent file's rule); `nullable` words its finding.
     pub(crate) fn add(&mut self, path: Vec<Seg>, nullable: bool) {
-        self.members.push(Member { path, nullable });
+        self.members.to_mut().push(Member { path, nullable });
     }
 
     /// True when no member must come from the input.
@@ -63,7 +49,7 @@ impl Grounded {
     }
 
     /// The members of one element of a list result: the paths below the list's elements.
-    pub(crate) fn of_elements(&self) -> Grounded {
+    pub(crate) fn of_elements(&self) -> Grounded<'static> {
         let members = self
             .members
             .iter()
@@ -75,7 +61,9 @@ impl Grounded {
                 _ => None,
             })
             .collect();
-        Grounded { members }
+        Grounded {
+            members: Cow::Owned(members),
+        }
     }
 
     /// The findings on `answer` (the value inside the envelope), each at its pointer below
@@ -85,25 +73,20 @@ impl Grounded {
         &self,
         answer: &Value,
         grounds: &Grounds,
-        root: &str,
+        root: &At<'_>,
     ) -> Vec<ResultIssue> {
         let mut issues = Vec::new();
-        for member in &self.members {
-            let mut found = Vec::new();
-            values_at(answer, &member.path, root.to_owned(), &mut found);
-            for (pointer, value) in found {
-                check_value(member, value, &pointer, true, grounds, &mut issues);
-            }
+        for member in self.members.iter() {
+            values_at(answer, &member.path, root, &mut |at, value| {
+                check_value(member, value, at, true, grounds, &mut issues)
+            });
         }
         issues
     }
 
     /// [`check_at`](Self::check_at) below the envelope, `/value`.
     pub(crate) fn check(&self, answer: &Value, grounds: &Grounds) -> Vec<ResultIssue> {
-        if self.members.is_empty() {
-            return Vec::new();
-        }
-        self.check_at(answer, grounds, &format!("/{ENVELOPE_PROPERTY}"))
+        self.check_at(answer, grounds, &ANSWER)
     }
 }
 
@@ -113,7 +96,7 @@ impl Grounded {
 fn check_value(
     member: &Member,
     value: &Value,
-    pointer: &str,
+    at: &At<'_>,
     whole: bool,
     grounds: &Grounds,
     out: &mut Vec<ResultIssue>,
@@ -124,23 +107,21 @@ fn check_value(
         Value::Number(n) => n.as_f64().is_some_and(|n| grounds.contains_number(n)),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                let at = join_pointer(pointer, &i.to_string());
-                check_value(member, item, &at, false, grounds, out);
+                check_value(member, item, &At::Element(at, i), false, grounds, out);
             }
             return;
         }
         Value::Object(members) => {
             for (key, item) in members {
                 if matches!(item, Value::String(_) | Value::Number(_)) {
-                    let at = join_pointer(pointer, key);
-                    check_value(member, item, &at, false, grounds, out);
+                    check_value(member, item, &At::Member(at, key), false, grounds, out);
                 }
             }
             return;
         }
     };
     if !held {
-        out.push(finding(member, value, pointer, whole));
+        out.push(finding(member, value, &at.pointer(), whole));
     }
 }
 
@@ -195,7 +176,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn sku() -> Grounded {
+    fn sku() -> Grounded<'static> {
         let mut grounded = Grounded::default();
         grounded.add(vec![Seg::Member("sku".into())], false);
         grounded.add(vec![Seg::Member("tags".into())], false);
@@ -233,9 +214,9 @@ mod tests {
         let element = grounded.of_elements();
         let grounds = Grounds::of_text("Ada and Grace");
         assert!(element
-            .check_at(&json!({"name": "Ada"}), &grounds, "/value/0")
+            .check_at(&json!({"name": "Ada"}), &grounds, &At::Element(&ANSWER, 0))
             .is_empty());
-        let issues = element.check_at(&json!({"name": "Alan"}), &grounds, "/value/1");
+        let issues = element.check_at(&json!({"name": "Alan"}), &grounds, &At::Element(&ANSWER, 1));
         assert_eq!(issues[0].path.as_deref(), Some("/value/1/name"));
     }
 }

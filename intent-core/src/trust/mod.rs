@@ -24,5 +24,5 @@ pub(crate) mod samples;
 
 pub(crate) use ground::{contains_number, Grounds};
 pub(crate) use grounded::Grounded;
-pub(crate) use paths::answer_values_at;
+pub(crate) use paths::{answer_values_at, At, ANSWER};
 pub(crate) use samples::SamplePolicy;

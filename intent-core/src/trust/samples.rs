@@ -23,141 +23,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::Value;
 
 use super::ground::{number_readings, Grounds};
-use super::paths::{answer_values_at, quoted};
+use super::paths::{answer_values_at, quoted, At};
 use crate::result::{IssueKind, ResultIssue};
-use crate::shape::{member_subject, MemberStep, Node, Scalar, Seg, TypeInfo};
+use crate::shape::{member_subject, MemberStep, SampledMember as Sampled, Seg, TypeInfo};
 
-/// Where a sample starts, lower case.
-const MARKERS: [&str; 4] = ["such as", "e.g.", "for example", "for instance"];
-
-/// The samples a description names, in order, each once.
-pub(crate) fn samples_in(doc: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut push = |sample: &str| {
-        let sample = sample.trim();
-        if !sample.is_empty()
-            && sample.chars().any(char::is_alphanumeric)
-            && sample.chars().count() <= 80
-            && !out.iter().any(|s| s == sample)
-        {
-            out.push(sample.to_owned());
-        }
-    };
-    let lower = doc.to_lowercase();
-    // Lower-casing keeps byte offsets only for text whose case change keeps lengths; otherwise
-    // only the backticked samples are read.
-    if lower.len() == doc.len() {
-        for marker in MARKERS {
-            for (at, _) in lower.match_indices(marker) {
-                let before = lower[..at].chars().next_back();
-                if before.is_some_and(char::is_alphanumeric) {
-                    continue;
-                }
-                let mut rest = &doc[at + marker.len()..];
-                loop {
-                    rest = rest.trim_start_matches([' ', ',', ':', '\t', '\n']);
-                    let Some((sample, after, quoted)) = one_sample(rest) else {
-                        break;
-                    };
-                    push(sample);
-                    // More samples: ", B-7" or " or B-7", when they look like values.
-                    let next = after
-                        .strip_prefix(", or ")
-                        .or_else(|| after.strip_prefix(" or "))
-                        .or_else(|| after.strip_prefix(", "));
-                    match next {
-                        Some(next) => {
-                            let looks = match one_sample(next) {
-                                Some((s, _, q)) => q || s.chars().any(|c| c.is_ascii_digit()),
-                                None => false,
-                            };
-                            if !looks || !(quoted || sample.chars().any(|c| c.is_ascii_digit())) {
-                                break;
-                            }
-                            rest = next;
-                        }
-                        None => break,
-                    }
-                }
-            }
-        }
-    }
-    let mut rest = doc;
-    while let Some(open) = rest.find('`') {
-        let after = &rest[open + 1..];
-        let Some(close) = after.find('`') else { break };
-        push(&after[..close]);
-        rest = &after[close + 1..];
-    }
-    out
-}
-
-/// The sample at the start of `text`: a quoted text, or one word without the punctuation that
-/// ends it; with the text after it and whether it was quoted.
-fn one_sample(text: &str) -> Option<(&str, &str, bool)> {
-    let first = text.chars().next()?;
-    let close = match first {
-        '"' => Some('"'),
-        '\'' => Some('\''),
-        '`' => Some('`'),
-        '“' => Some('”'),
-        '‘' => Some('’'),
-        _ => None,
-    };
-    if let Some(close) = close {
-        let body = &text[first.len_utf8()..];
-        let end = body.find(close)?;
-        return Some((&body[..end], &body[end + close.len_utf8()..], true));
-    }
-    let end = text.find(char::is_whitespace).unwrap_or(text.len());
-    let word = text[..end].trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']']);
-    let word = word.trim_start_matches(['(', '[']);
-    if word.is_empty() {
-        return None;
-    }
-    // The rest starts where the word ends, its trailing punctuation included.
-    let consumed = text[..end].rfind(word).map_or(end, |at| at + word.len());
-    Some((word, &text[consumed..], false))
-}
-
-/// A member whose description names samples.
-struct Sampled {
-    path: Vec<Seg>,
-    samples: Vec<String>,
-    nullable: bool,
-}
-
-/// The policy for one call: the members it watches, and whether the call has used its one retry.
-pub(crate) struct SamplePolicy {
-    members: Vec<Sampled>,
+/// The policy for one call: the members it watches (found once per type), and whether the call
+/// has used its one retry.
+pub(crate) struct SamplePolicy<'a> {
+    members: &'a [Sampled],
     flagged: AtomicBool,
 }
 
-impl SamplePolicy {
+impl<'a> SamplePolicy<'a> {
     /// The policy for a call of the type `info` that may make `max_attempts` attempts.
-    pub(crate) fn new(info: &TypeInfo, max_attempts: u32) -> Self {
-        let mut members = Vec::new();
-        if max_attempts > 1 {
-            let graph = info.graph();
-            graph.for_each_member(info.root(), |path, field, nullable| {
-                let Some(doc) = field.doc.as_deref() else {
-                    return;
-                };
-                if !is_text_or_number(info, field.ty) {
-                    return;
-                }
-                let samples = samples_in(doc);
-                if !samples.is_empty() {
-                    members.push(Sampled {
-                        path: path.to_vec(),
-                        samples,
-                        nullable,
-                    });
-                }
-            });
-        }
+    pub(crate) fn new(info: &'a TypeInfo, max_attempts: u32) -> Self {
         SamplePolicy {
-            members,
+            members: if max_attempts > 1 {
+                info.sampled_members()
+            } else {
+                &[]
+            },
             flagged: AtomicBool::new(false),
         }
     }
@@ -180,26 +65,25 @@ impl SamplePolicy {
             return Vec::new();
         }
         let mut issues = Vec::new();
-        for member in &self.members {
-            for (pointer, value) in answer_values_at(answer, &member.path) {
-                let mut leaves = Vec::new();
-                leaves_of(value, pointer, &mut leaves);
-                for (pointer, leaf) in leaves {
+        for member in self.members {
+            answer_values_at(answer, &member.path, &mut |at, value| {
+                leaves_of(value, at, &mut |at, leaf| {
+                    let Some(sample) = member.samples.iter().find(|s| equals(leaf, s)) else {
+                        return;
+                    };
+                    if grounds.contains(sample) {
+                        return;
+                    }
+                    let pointer = at.pointer();
                     if skip
                         .iter()
                         .any(|i| i.path.as_deref() == Some(pointer.as_str()))
                     {
-                        continue;
-                    }
-                    let Some(sample) = member.samples.iter().find(|s| equals(leaf, s)) else {
-                        continue;
-                    };
-                    if grounds.contains(sample) {
-                        continue;
+                        return;
                     }
                     issues.push(issue(member, pointer, leaf, sample));
-                }
-            }
+                })
+            });
         }
         if !issues.is_empty() && self.flagged.swap(true, Ordering::Relaxed) {
             return Vec::new();
@@ -208,41 +92,14 @@ impl SamplePolicy {
     }
 }
 
-/// True when the member's type (options and newtypes looked through, and a list's elements) is
-/// text or a number: the members a sample can be copied into.
-fn is_text_or_number(info: &TypeInfo, id: crate::shape::NodeId) -> bool {
-    let graph = info.graph();
-    let mut id = id;
-    for _ in 0..=graph.len() {
-        id = graph.resolve(graph.strip_option(id));
-        match graph.node(id) {
-            Node::Seq { item, .. } => id = *item,
-            Node::Scalar(
-                Scalar::String
-                | Scalar::Char
-                | Scalar::Int(_)
-                | Scalar::Float(_)
-                | Scalar::Decimal
-                | Scalar::Uuid
-                | Scalar::Url,
-            ) => return true,
-            _ => return false,
-        }
-    }
-    false
-}
-
-/// The texts and numbers of `value` (a list's elements too), with their pointers.
-fn leaves_of<'v>(value: &'v Value, pointer: String, out: &mut Vec<(String, &'v Value)>) {
+/// Calls `visit` with the texts and numbers of `value` (a list's elements too) and where each
+/// sits below `at`.
+fn leaves_of(value: &Value, at: &At<'_>, visit: &mut dyn FnMut(&At<'_>, &Value)) {
     match value {
-        Value::String(_) | Value::Number(_) => out.push((pointer, value)),
+        Value::String(_) | Value::Number(_) => visit(at, value),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                leaves_of(
-                    item,
-                    crate::read::join_pointer(&pointer, &i.to_string()),
-                    out,
-                );
+                leaves_of(item, &At::Element(at, i), visit);
             }
         }
         _ => {}
@@ -265,16 +122,19 @@ fn equals(value: &Value, sample: &str) -> bool {
     }
 }
 
-/// The same text without case, white space and punctuation differences.
+/// The same text without case, white space and punctuation differences (compared as it is
+/// folded, without writing either text out).
 fn fold_eq(a: &str, b: &str) -> bool {
-    let fold = |s: &str| -> String {
-        s.chars()
+    let mut a_folded = a
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .peekable();
+    a_folded.peek().is_some()
+        && a_folded.eq(b
+            .chars()
             .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let (a, b) = (fold(a), fold(b));
-    !a.is_empty() && a == b
+            .flat_map(char::to_lowercase))
 }
 
 /// The finding for `member`, answered `value` (its description's `sample`) at `pointer`.
@@ -299,31 +159,6 @@ fn issue(member: &Sampled, pointer: String, value: &Value, sample: &str) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn samples_are_read_after_their_markers_and_in_backticks() {
-        assert_eq!(samples_in("The product code, such as A-1192."), ["A-1192"]);
-        assert_eq!(
-            samples_in("A code such as A-1192 or B-7, in capitals."),
-            ["A-1192", "B-7"]
-        );
-        assert_eq!(
-            samples_in("The sender (e.g. \"Sam (Contoso)\") as written."),
-            ["Sam (Contoso)"]
-        );
-        assert_eq!(samples_in("For example: 40."), ["40"]);
-        assert_eq!(
-            samples_in("The status, `open` or `closed`."),
-            ["open", "closed"]
-        );
-        assert_eq!(
-            samples_in("A city such as Paris, London or Rome."),
-            ["Paris"]
-        );
-        assert!(samples_in("A plain description.").is_empty());
-        // A marker inside a word is no marker.
-        assert!(samples_in("Pseudosuch as").is_empty());
-    }
 
     #[test]
     fn a_sample_equals_its_value_as_grounded_members_compare() {
