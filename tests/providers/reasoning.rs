@@ -215,7 +215,7 @@ async fn anthropic_thinking_without_a_limit_adds_the_budget_to_the_default_max_t
     let body = body_of(&sent(&server).await[0]);
     assert_eq!(
         body["max_tokens"],
-        10_000 + AnthropicProvider::DEFAULT_MAX_TOKENS
+        10_000 + AnthropicProvider::new("").default_max_tokens()
     );
     assert_eq!(
         body["thinking"],

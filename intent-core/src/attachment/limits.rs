@@ -41,6 +41,56 @@ pub(crate) struct AttachmentRules {
 }
 
 impl AttachmentRules {
+    /// The rules of `api`: the image types it takes, PDFs, sizes measured by `measure`; no
+    /// attachment by URL and no limit until [`urls`](Self::urls) and [`at_most`](Self::at_most)
+    /// say otherwise.
+    pub(crate) const fn new(
+        api: &'static str,
+        image_types: &'static [&'static str],
+        measure: Measure,
+    ) -> Self {
+        AttachmentRules {
+            api,
+            image_types,
+            takes_pdf: true,
+            takes_url: |_, _| false,
+            url_advice: "attach the bytes instead",
+            max_count: usize::MAX,
+            max_image: usize::MAX,
+            max_pdf: usize::MAX,
+            max_total: usize::MAX,
+            measure,
+        }
+    }
+
+    /// At most `count` attachments in one request, images of `image` bytes, PDFs of `pdf` and
+    /// `total` bytes in all (as `measure` counts them).
+    pub(crate) const fn at_most(
+        mut self,
+        count: usize,
+        image: usize,
+        pdf: usize,
+        total: usize,
+    ) -> Self {
+        self.max_count = count;
+        self.max_image = image;
+        self.max_pdf = pdf;
+        self.max_total = total;
+        self
+    }
+
+    /// The URLs it fetches an attachment from (`takes`), and what a refused one should be
+    /// instead (`advice`).
+    pub(crate) const fn urls(
+        mut self,
+        takes: fn(Kind, &str) -> bool,
+        advice: &'static str,
+    ) -> Self {
+        self.takes_url = takes;
+        self.url_advice = advice;
+        self
+    }
+
     /// Refuses a request's attachments if any breaks a rule: the first one found, in order.
     pub(crate) fn check(
         &self,

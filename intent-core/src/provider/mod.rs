@@ -3,33 +3,38 @@
 //! [`OpenAiProvider`] speaks Chat Completions (OpenAI and compatible servers) or OpenAI's Responses
 //! API, [`AnthropicProvider`] the Messages API, [`GeminiProvider`] Gemini's `generateContent`, and
 //! [`ScriptedProvider`] answers from a script, offline.
+//!
+//! The three vendors are one type, [`HttpProvider`], over a vendor's wire ([`OpenAi`],
+//! [`Anthropic`], [`Gemini`]): the transport, the settings and the [`Provider`] methods are
+//! written once (`http`, `transport`), and each vendor has one folder with the same files: `mod.rs`
+//! (its wire type, its settings, `new` and `from_env`), its request and reply (`wire.rs`, or
+//! `chat.rs` and `responses.rs` for OpenAI's two APIs), `parts.rs` (attachments), `stream.rs` (its
+//! streamed events) and `batch.rs` (its batch API), where the vendor has them. A streamed reply
+//! is read off the wire by `transport` (server-sent events) and turned into [`StreamPiece`]s by
+//! `pieces`, the contract every provider's stream keeps.
 
 mod anthropic;
 pub(crate) mod batch;
 mod extra_body;
 mod gemini;
-mod http_provider;
+mod http;
 mod message_parts;
 mod openai;
-mod openai_parts;
-mod openai_responses;
-mod openai_usage;
-mod prompt_cache;
+pub(crate) mod pieces;
 mod sampling;
 mod scripted;
-mod sse;
-mod stream;
 mod transport;
 
 pub use crate::error::{ProviderError, ProviderErrorKind};
 pub use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 pub use crate::result::FinishReason;
-pub use anthropic::{AnthropicProvider, ANTHROPIC_VERSION};
+pub use anthropic::{Anthropic, AnthropicProvider};
 pub use batch::BatchClient;
-pub use gemini::GeminiProvider;
-pub use openai::{MaxTokensField, OpenAiApi, OpenAiProvider};
+pub use gemini::{Gemini, GeminiProvider};
+pub use http::HttpProvider;
+pub use openai::{MaxTokensField, OpenAi, OpenAiApi, OpenAiProvider};
+pub use pieces::{PieceStream, ReplyAssembler, StreamEnd, StreamPiece};
 pub use scripted::{ScriptedProvider, ScriptedReply};
-pub use stream::{PieceStream, ReplyAssembler, StreamEnd, StreamPiece};
 pub use transport::{RateLimitStatus, RetryPolicy};
 
 /// The providers' error, defined with the library's error type (which carries it) so that the
@@ -176,7 +181,7 @@ pub trait Provider: Send + Sync {
     /// # });
     /// ```
     fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
-        stream::whole_reply(self.complete(request))
+        pieces::whole_reply(self.complete(request))
     }
 
     /// The provider's batch API, when it has one (see [`BatchClient`]): what

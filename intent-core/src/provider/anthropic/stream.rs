@@ -19,40 +19,21 @@
 //!   `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`: the stream
 //!   breaks. A stream that ends before `message_stop` is broken.
 //!
-//! The reply rebuilt from the pieces is the one [`super::parse_reply`] reads from the same reply
+//! The reply rebuilt from the pieces is the one [`super::wire::parse`] reads from the same reply
 //! sent whole: every text block's text joined, the same stop-reason and usage rules (shared), the
 //! model the server named else the one asked for, and on a refusal the text as its message.
-
-use std::collections::VecDeque;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{parse_reply, stop_reason, AnthropicProvider, MessagesUsage, THINKING_SEPARATOR};
-use crate::provider::sse::SseEvent;
-use crate::provider::stream::{
-    not_an_event, open_and_read, opening, server_error, typed_error_text, EventDecoder,
-    PieceStream, StreamEnd, StreamModel, StreamPiece, UntilNotBlank,
+use super::wire::{stop_reason, MessagesUsage, THINKING_SEPARATOR};
+use crate::provider::pieces::{
+    not_an_event, server_error, typed_error_text, EventDecoder, Pieces, StreamEnd, StreamModel,
+    StreamPiece, UntilNotBlank,
 };
+use crate::provider::transport::sse::SseEvent;
 use crate::provider::transport::ApiKey;
 use crate::provider::{FinishReason, ProviderError};
-use crate::request::AiRequest;
-
-/// The provider's reply to `request`, streamed.
-pub(super) fn stream<'a>(
-    provider: &'a AnthropicProvider,
-    request: &'a AiRequest,
-) -> PieceStream<'a> {
-    opening(async move {
-        let model = request.model.as_deref().unwrap_or(&provider.model);
-        let post = provider.post(provider.body(request, model, true)?)?;
-        let decoder = MessagesDecoder::new(model, &provider.key);
-        open_and_read(&provider.transport, post, decoder, |reply| {
-            parse_reply(reply, model, &provider.key)
-        })
-        .await
-    })
-}
 
 /// What a content block holds, as far as the reply is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +44,7 @@ enum Block {
 }
 
 /// Reads Messages API events into pieces.
-pub(super) struct MessagesDecoder {
+pub(crate) struct MessagesDecoder {
     key: ApiKey,
     model: StreamModel,
     usage: MessagesUsage,
@@ -77,7 +58,7 @@ pub(super) struct MessagesDecoder {
 }
 
 impl MessagesDecoder {
-    pub(super) fn new(sent_model: &str, key: &ApiKey) -> Self {
+    pub(crate) fn new(sent_model: &str, key: &ApiKey) -> Self {
         MessagesDecoder {
             key: key.clone(),
             model: StreamModel::new(sent_model),
@@ -123,7 +104,7 @@ impl MessagesDecoder {
         kind: Block,
         part: Part,
         event: &SseEvent,
-        pieces: &mut VecDeque<StreamPiece>,
+        pieces: &mut Pieces,
     ) -> Result<(), ProviderError> {
         let (value, field, piece): (_, _, fn(String) -> StreamPiece) = match kind {
             Block::Text => (part.text, "text", StreamPiece::Text),
@@ -155,11 +136,7 @@ impl MessagesDecoder {
 }
 
 impl EventDecoder for MessagesDecoder {
-    fn event(
-        &mut self,
-        event: SseEvent,
-        pieces: &mut VecDeque<StreamPiece>,
-    ) -> Result<bool, ProviderError> {
+    fn event(&mut self, event: SseEvent, pieces: &mut Pieces) -> Result<bool, ProviderError> {
         // Events the reply does not need are skipped unread, whatever their data.
         if let Some(name) = &event.event {
             if !KNOWN_EVENTS.contains(&name.as_str()) || name == "ping" {
@@ -333,8 +310,13 @@ struct Part {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::stream::decode_all;
+    use crate::provider::anthropic::wire::parse as parse_reply;
+    use crate::provider::pieces::decode_all;
     use crate::provider::{AiResponse, ProviderErrorKind, ReplyAssembler};
+
+    fn event(name: &str, data: &str) -> String {
+        format!("event: {name}\ndata: {data}\n\n")
+    }
 
     fn decode(body: &str) -> Result<Vec<StreamPiece>, ProviderError> {
         decode_all(
@@ -348,10 +330,6 @@ mod tests {
         pieces.into_iter().for_each(|p| reply.push(p));
         let reasoning = reply.reasoning().map(str::to_owned);
         (reply.finish().unwrap(), reasoning)
-    }
-
-    fn event(name: &str, data: &str) -> String {
-        format!("event: {name}\ndata: {data}\n\n")
     }
 
     fn start() -> String {

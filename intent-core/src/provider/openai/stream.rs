@@ -19,44 +19,25 @@
 //! - A server may end the stream with an error after HTTP 200: the OpenAI SDK fails on any event
 //!   whose JSON has an `error` key; some servers name such an event `error`. Both break the stream.
 //!
-//! The reply rebuilt from the pieces is the one [`super::parse_reply`] reads from the same reply
+//! The reply rebuilt from the pieces is the one [`super::chat::parse`] reads from the same reply
 //! sent whole: the same finish-reason and usage rules (shared), the refusal and the reasoning only
 //! when they are not blank (blank pieces are held back until one that is not comes), the model the server
 //! named else the one asked for.
 
-use std::collections::VecDeque;
-
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{content_text, finish_reason, parse_reply, ChatUsage, OpenAiApi, OpenAiProvider};
-use crate::provider::sse::SseEvent;
-use crate::provider::stream::{
-    not_an_event, open_and_read, opening, server_error, whole_reply, EventDecoder, PieceStream,
-    StreamEnd, StreamModel, StreamPiece, UntilNotBlank,
+use super::chat::{content_text, finish_reason, ChatUsage};
+use crate::provider::pieces::{
+    not_an_event, server_error, EventDecoder, Pieces, StreamEnd, StreamModel, StreamPiece,
+    UntilNotBlank,
 };
+use crate::provider::transport::sse::SseEvent;
 use crate::provider::transport::{clip_body, error_text, ApiKey};
-use crate::provider::{Provider, ProviderError, ProviderErrorKind};
-use crate::request::AiRequest;
-
-/// The provider's reply to `request`, streamed (the Responses API's reply comes whole).
-pub(super) fn stream<'a>(provider: &'a OpenAiProvider, request: &'a AiRequest) -> PieceStream<'a> {
-    if provider.api == OpenAiApi::Responses {
-        return whole_reply(provider.complete(request));
-    }
-    opening(async move {
-        let model = request.model.as_deref().unwrap_or(&provider.model);
-        let post = provider.post(provider.body(request, model, true)?)?;
-        let decoder = ChatDecoder::new(model, &provider.key);
-        open_and_read(&provider.transport, post, decoder, |reply| {
-            parse_reply(reply, model, &provider.key)
-        })
-        .await
-    })
-}
+use crate::provider::{ProviderError, ProviderErrorKind};
 
 /// Reads Chat Completions chunks into pieces.
-pub(super) struct ChatDecoder {
+pub(crate) struct ChatDecoder {
     key: ApiKey,
     model: StreamModel,
     finish_reason: Option<String>,
@@ -68,7 +49,7 @@ pub(super) struct ChatDecoder {
 }
 
 impl ChatDecoder {
-    pub(super) fn new(sent_model: &str, key: &ApiKey) -> Self {
+    pub(crate) fn new(sent_model: &str, key: &ApiKey) -> Self {
         ChatDecoder {
             key: key.clone(),
             model: StreamModel::new(sent_model),
@@ -89,11 +70,7 @@ impl ChatDecoder {
 }
 
 impl EventDecoder for ChatDecoder {
-    fn event(
-        &mut self,
-        event: SseEvent,
-        pieces: &mut VecDeque<StreamPiece>,
-    ) -> Result<bool, ProviderError> {
+    fn event(&mut self, event: SseEvent, pieces: &mut Pieces) -> Result<bool, ProviderError> {
         if event.name() == "error" {
             return Err(ProviderError::new(
                 ProviderErrorKind::StreamBroken,
@@ -194,8 +171,16 @@ struct Delta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::stream::decode_all;
+    use crate::provider::pieces::decode_all;
     use crate::provider::{FinishReason, ReplyAssembler};
+
+    fn chunk(delta: &str, finish: &str) -> String {
+        format!(
+            "data: {{\"model\":\"gpt-4o-mini\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}],\"usage\":null}}\n\n"
+        )
+    }
+
+    const USAGE: &str = "data: {\"model\":\"gpt-4o-mini\",\"choices\":[],\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":2,\"total_tokens\":10,\"prompt_tokens_details\":{\"cached_tokens\":3}}}\n\n";
 
     fn decode(body: &str) -> Result<Vec<StreamPiece>, ProviderError> {
         decode_all(
@@ -209,14 +194,6 @@ mod tests {
         pieces.into_iter().for_each(|p| reply.push(p));
         reply.finish().unwrap()
     }
-
-    fn chunk(delta: &str, finish: &str) -> String {
-        format!(
-            "data: {{\"model\":\"gpt-4o-mini\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}],\"usage\":null}}\n\n"
-        )
-    }
-
-    const USAGE: &str = "data: {\"model\":\"gpt-4o-mini\",\"choices\":[],\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":2,\"total_tokens\":10,\"prompt_tokens_details\":{\"cached_tokens\":3}}}\n\n";
 
     #[test]
     fn text_finish_reason_usage_and_model_are_read() {

@@ -1,4 +1,4 @@
-//! Streamed replies: [`Provider::stream`](super::Provider::stream) yields a [`PieceStream`] of
+//! The pieces of a streamed reply: [`Provider::stream`](super::Provider::stream) yields a [`PieceStream`] of
 //! [`StreamPiece`]s, and a [`ReplyAssembler`] rebuilds from them the same [`AiResponse`] that
 //! [`Provider::complete`](super::Provider::complete) gives.
 //!
@@ -16,21 +16,27 @@
 //!   or pass a limit (`Decode`).
 //! - Dropping the stream cancels the request: the HTTP connection is closed. A stream read until
 //!   it returns `None` after its `End` leaves its connection to the next request.
+//!
+//! How a vendor's event stream becomes pieces (its decoder, the key's redaction, the stream's
+//! errors) is [`decode`]'s; the events themselves are read off the wire by the transport
+//! (`transport::sse`, `transport::event_body`).
 
-mod decoding;
+mod decode;
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::num::NonZeroUsize;
 use std::pin::Pin;
 
 use futures::{Stream, StreamExt as _};
 
-use super::sse::SseEvent;
-use super::transport::{ApiKey, EventBody, Opened, PieceRedactor, Post, Redact, Transport};
 use super::{AiResponse, BoxFuture, FinishReason, ProviderError, ProviderErrorKind};
 use crate::result::Usage;
-pub(crate) use decoding::{not_an_event, server_error, typed_error_text, StreamModel};
+#[cfg(test)]
+pub(crate) use decode::decode_all;
+pub(crate) use decode::{
+    not_an_event, open_and_read, server_error, typed_error_text, EventDecoder, NoEvents, Pieces,
+    StreamModel, UntilNotBlank,
+};
 
 /// A boxed, sendable stream of reply pieces, as [`Provider::stream`](super::Provider::stream)
 /// returns.
@@ -309,36 +315,6 @@ pub(crate) fn reply_pieces(
     pieces
 }
 
-/// Text that counts only once it is not blank, as providers read a refusal or reasoning sent whole:
-/// blank pieces are held back until a piece that is not blank comes, then sent with it.
-#[derive(Debug, Default)]
-pub(crate) struct UntilNotBlank {
-    held: String,
-    shown: bool,
-}
-
-impl UntilNotBlank {
-    /// The piece to send for `piece`, if any yet.
-    pub(crate) fn push(&mut self, piece: String) -> Option<String> {
-        if self.shown {
-            Some(piece)
-        } else if piece.trim().is_empty() {
-            self.held.push_str(&piece);
-            None
-        } else {
-            self.shown = true;
-            let mut all = std::mem::take(&mut self.held);
-            all.push_str(&piece);
-            Some(all)
-        }
-    }
-
-    /// True once a piece that is not blank came.
-    pub(crate) fn shown(&self) -> bool {
-        self.shown
-    }
-}
-
 /// The stream of a reply that comes whole: [`Provider::stream`](super::Provider::stream)'s
 /// default.
 pub(crate) fn whole_reply(
@@ -369,176 +345,4 @@ pub(crate) fn opening<'a>(
             })
             .flatten(),
     )
-}
-
-/// Opens a streamed request and reads its reply: an event stream through `decoder`, or the whole
-/// JSON reply of a server that did not stream through `parse`, the provider's reply parser.
-pub(crate) async fn open_and_read<D: EventDecoder>(
-    transport: &Transport,
-    post: Post<'_>,
-    decoder: D,
-    parse: impl FnOnce(&[u8]) -> Result<AiResponse, ProviderError>,
-) -> Result<PieceStream<'static>, ProviderError> {
-    let (provider, key) = (post.provider, post.key);
-    Ok(match transport.open(post).await? {
-        Opened::Events(body) => event_pieces(*body, decoder),
-        Opened::Json(reply) => {
-            let response = parse(&reply)
-                .map_err(|mut e| {
-                    // A reply echoing the key must not carry it into an error.
-                    e.message = key.redact(std::mem::take(&mut e.message));
-                    e.with_provider(provider)
-                })?
-                .redact(key);
-            Box::pin(futures::stream::iter(
-                reply_pieces(response, None).into_iter().map(Ok),
-            ))
-        }
-    })
-}
-
-/// What a provider's stream decoder makes of one event.
-pub(crate) trait EventDecoder: Send + 'static {
-    /// Reads one event, adding the pieces it carries to `pieces`. Returns `Ok(true)` for the
-    /// stream's last event (after which the decoder has added its [`StreamPiece::End`]).
-    fn event(
-        &mut self,
-        event: SseEvent,
-        pieces: &mut VecDeque<StreamPiece>,
-    ) -> Result<bool, ProviderError>;
-
-    /// The event that ends this provider's stream, for the error when the body ends before it.
-    fn end_marker(&self) -> &'static str;
-}
-
-/// The pieces of an event stream, decoded by `decoder`.
-pub(crate) fn event_pieces<D: EventDecoder>(body: EventBody, decoder: D) -> PieceStream<'static> {
-    struct State<D> {
-        body: EventBody,
-        decoder: D,
-        /// What the decoder read from the last event.
-        decoded: VecDeque<StreamPiece>,
-        /// What is passed on, without the key.
-        pieces: VecDeque<StreamPiece>,
-        redact: Redacting,
-        done: bool,
-    }
-    let redact = Redacting::new(body.key().clone());
-    let state = State {
-        body,
-        decoder,
-        decoded: VecDeque::new(),
-        pieces: VecDeque::new(),
-        redact,
-        done: false,
-    };
-    Box::pin(futures::stream::unfold(state, |mut state| async move {
-        loop {
-            if let Some(piece) = state.pieces.pop_front() {
-                return Some((Ok(piece), state));
-            }
-            if state.done {
-                // Asked for more after the last piece: the body's end is read, for the connection.
-                state.body.drain().await;
-                return None;
-            }
-            let failed = match state.body.next_event().await {
-                Ok(Some(event)) => {
-                    let last = state.decoder.event(event, &mut state.decoded);
-                    for piece in state.decoded.drain(..) {
-                        state.redact.pass(piece, &mut state.pieces);
-                    }
-                    match last {
-                        Ok(last) => {
-                            state.done = last;
-                            continue;
-                        }
-                        Err(error) => state.body.error_from(error),
-                    }
-                }
-                Ok(None) => state.body.broken(format!(
-                    "it ended without {}; the reply is incomplete",
-                    state.decoder.end_marker()
-                )),
-                Err(error) => error,
-            };
-            // The stream ends at its first error; the reply is dropped with its connection.
-            state.done = true;
-            state.pieces.clear();
-            state.body.release_now();
-            return Some((Err(failed), state));
-        }
-    }))
-}
-
-/// The key's redaction for a stream's pieces: each of text, reasoning and refusal redacted as
-/// [`Redact`] redacts a reply read whole, a key cut across pieces included.
-struct Redacting {
-    key: ApiKey,
-    text: PieceRedactor,
-    reasoning: PieceRedactor,
-    refusal: PieceRedactor,
-}
-
-impl Redacting {
-    fn new(key: ApiKey) -> Self {
-        Redacting {
-            key,
-            text: PieceRedactor::default(),
-            reasoning: PieceRedactor::default(),
-            refusal: PieceRedactor::default(),
-        }
-    }
-
-    /// Passes `piece` on to `out`, redacted; before the end, what each part held back.
-    fn pass(&mut self, piece: StreamPiece, out: &mut VecDeque<StreamPiece>) {
-        let key = &self.key;
-        let mut send = |text: String, piece: fn(String) -> StreamPiece| {
-            if !text.is_empty() {
-                out.push_back(piece(text));
-            }
-        };
-        match piece {
-            StreamPiece::Text(text) => send(self.text.push(key, text), StreamPiece::Text),
-            StreamPiece::Reasoning(text) => {
-                send(self.reasoning.push(key, text), StreamPiece::Reasoning);
-            }
-            StreamPiece::Refusal(text) => send(self.refusal.push(key, text), StreamPiece::Refusal),
-            StreamPiece::End(mut end) => {
-                send(self.reasoning.finish(key), StreamPiece::Reasoning);
-                send(self.text.finish(key), StreamPiece::Text);
-                send(self.refusal.finish(key), StreamPiece::Refusal);
-                end.model = key.redact(std::mem::take(&mut end.model));
-                if let FinishReason::Other(reason) | FinishReason::Abnormal(reason) =
-                    &mut end.finish_reason
-                {
-                    *reason = key.redact(std::mem::take(reason));
-                }
-                out.push_back(StreamPiece::End(end));
-            }
-        }
-    }
-}
-
-/// Decodes a whole event-stream body, as [`event_pieces`] does, without a connection.
-#[cfg(test)]
-pub(crate) fn decode_all<D: EventDecoder>(
-    body: &[u8],
-    mut decoder: D,
-) -> Result<Vec<StreamPiece>, ProviderError> {
-    let mut parser = super::sse::SseParser::new(1 << 20);
-    let mut input = body;
-    let mut pieces = VecDeque::new();
-    while let Some(event) = parser
-        .next_event(&mut input)
-        .map_err(|e| ProviderError::new(ProviderErrorKind::Decode, e.to_string()))?
-    {
-        if decoder.event(event, &mut pieces)? {
-            return Ok(pieces.into());
-        }
-    }
-    Err(ProviderError::new(
-        ProviderErrorKind::StreamBroken,
-        format!("it ended without {}", decoder.end_marker()),
-    ))
 }

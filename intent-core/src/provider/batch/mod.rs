@@ -4,7 +4,8 @@
 //! A batch API takes many requests at once, runs them within a day at half the price of live
 //! calls, and hands back one result per request, matched by the `custom_id` each request was given.
 //! OpenAI ([`super::OpenAiProvider`], the Batch API) and Anthropic ([`super::AnthropicProvider`],
-//! Message Batches) have one; their modules document the wire. The operations are the crate's own:
+//! Message Batches) have one; their folders' `batch.rs` document the wire and implement
+//! `VendorBatch`, which the generic provider turns into a [`BatchApi`]. The operations are the crate's own:
 //! a provider outside the crate cannot offer them, and the collections' batch driver
 //! ([`CollectionCall::batch`](crate::CollectionCall::batch)) is their only user.
 
@@ -16,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AiResponse, BoxFuture, ProviderError};
 use crate::request::AiRequest;
-pub(crate) use http::{batch_endpoint, result_line, BatchHttp};
+pub(crate) use http::{result_line, BatchHttp};
 
 /// A provider's batch API, as [`Provider::batch_client`](super::Provider::batch_client) returns it.
 ///
@@ -73,14 +74,6 @@ impl BatchClient<'_> {
     }
 }
 
-/// Whether a provider at `base_url` has its batch API: as `said` when set, else only on the
-/// provider's own server `own_host` (compatible servers have none).
-pub(crate) fn available(said: Option<bool>, base_url: &str, own_host: &str) -> bool {
-    said.unwrap_or_else(|| {
-        reqwest::Url::parse(base_url).is_ok_and(|url| url.host_str() == Some(own_host))
-    })
-}
-
 /// How much one batch may hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct BatchLimits {
@@ -88,6 +81,16 @@ pub(crate) struct BatchLimits {
     pub(crate) max_requests: usize,
     /// Bytes per batch, framing included.
     pub(crate) max_bytes: usize,
+}
+
+impl BatchLimits {
+    /// At most `max_requests` requests and `max_bytes` bytes a batch.
+    pub(crate) const fn new(max_requests: usize, max_bytes: usize) -> Self {
+        BatchLimits {
+            max_requests,
+            max_bytes,
+        }
+    }
 }
 
 /// Where a batch is.

@@ -27,32 +27,27 @@ use crate::provider::message_parts::{serialize_parts, TextAt, TypedText, MB};
 const IMAGE_TYPES: &[&str] = &[PNG, JPEG, WEBP, GIF];
 
 /// What Chat Completions takes.
-pub(crate) static CHAT_RULES: AttachmentRules = AttachmentRules {
-    api: "OpenAI Chat Completions",
-    image_types: IMAGE_TYPES,
-    takes_pdf: true,
-    takes_url: |kind, url| kind == Kind::Image && (is_https(url) || url.starts_with("http://")),
-    url_advice: "Chat Completions takes images by URL, but a PDF only as bytes (Attachment::from_path or from_bytes), or use OpenAiApi::Responses",
-    max_count: 500,
-    max_image: 20 * MB,
-    max_pdf: 50 * MB,
-    max_total: 50 * MB,
-    measure: Measure::Raw,
-};
+pub(crate) static CHAT_RULES: AttachmentRules =
+    AttachmentRules::new("OpenAI Chat Completions", IMAGE_TYPES, Measure::Raw)
+        .at_most(500, 20 * MB, 50 * MB, 50 * MB)
+        .urls(chat_takes_url, CHAT_URL_ADVICE);
+
+/// What Chat Completions fetches by URL: images only.
+fn chat_takes_url(kind: Kind, url: &str) -> bool {
+    kind == Kind::Image && (is_https(url) || url.starts_with("http://"))
+}
+
+/// What a PDF URL should be instead, for Chat Completions.
+const CHAT_URL_ADVICE: &str = "Chat Completions takes images by URL, but a PDF only as bytes (Attachment::from_path or from_bytes), or use OpenAiApi::Responses";
 
 /// What the Responses API takes.
-pub(crate) static RESPONSES_RULES: AttachmentRules = AttachmentRules {
-    api: "OpenAI Responses",
-    image_types: IMAGE_TYPES,
-    takes_pdf: true,
-    takes_url: |_, url| is_https(url) || url.starts_with("http://"),
-    url_advice: "use an http(s) URL",
-    max_count: 500,
-    max_image: 20 * MB,
-    max_pdf: 50 * MB,
-    max_total: 50 * MB,
-    measure: Measure::Raw,
-};
+pub(crate) static RESPONSES_RULES: AttachmentRules =
+    AttachmentRules::new("OpenAI Responses", IMAGE_TYPES, Measure::Raw)
+        .at_most(500, 20 * MB, 50 * MB, 50 * MB)
+        .urls(
+            |_, url| is_https(url) || url.starts_with("http://"),
+            "use an http(s) URL",
+        );
 
 /// The user message's `content`: the text alone when there is no attachment, else the parts.
 pub(crate) struct UserContent<'a> {

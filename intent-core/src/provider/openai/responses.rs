@@ -1,6 +1,6 @@
 //! OpenAI's Responses API, `POST {base}/responses`: the body and the reply of
 //! [`OpenAiApi::Responses`](super::OpenAiApi::Responses). The provider, its key and its transport
-//! are [`OpenAiProvider`](super::OpenAiProvider)'s; this module knows the wire format only.
+//! are the generic provider's; this module knows the wire format only.
 //!
 //! Wire facts, checked against OpenAI's OpenAPI spec (`openai/openai-openapi`, `openapi.yaml`,
 //! `CreateResponse`, `Response`, `ResponseUsage`, `TextResponseFormatJsonSchema`, `Reasoning`,
@@ -28,12 +28,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::http_provider::{answering_model, read_reply, request_body, strict_schema};
-use super::openai_parts::{Api, UserContent, RESPONSES_RULES};
-use super::openai_usage::TokenDetails;
-use super::transport::ApiKey;
-use super::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
-use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, SharedSchema};
+use super::parts::{Api, UserContent, RESPONSES_RULES};
+use super::{usage, TokenDetails};
+use crate::provider::http::{answering_model, read_reply, request_body, strict_schema, Call};
+use crate::provider::transport::ApiKey;
+use crate::provider::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
+use crate::request::{ReasoningEffort, ResponseFormat, SharedSchema};
 
 /// The smallest `max_output_tokens` the Responses API takes.
 pub(crate) const MIN_MAX_OUTPUT_TOKENS: u32 = 16;
@@ -44,11 +44,8 @@ pub(crate) const MIN_MAX_OUTPUT_TOKENS: u32 = 16;
 ///
 /// A strict-schema request without a schema, or a `max_output_tokens` below 16 (which the API
 /// refuses), fails here, before anything is sent.
-pub(super) fn body(
-    request: &AiRequest,
-    model: &str,
-    provider: &str,
-) -> Result<Vec<u8>, ProviderError> {
+pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
+    let (request, model, provider) = (call.request, call.model, call.provider);
     let refuse = |message: String| {
         ProviderError::new(ProviderErrorKind::InvalidRequest, message).with_provider(provider)
     };
@@ -80,9 +77,9 @@ pub(super) fn body(
         max_output_tokens: request.max_output_tokens,
         temperature: request.temperature,
         reasoning: request.reasoning_effort.map(|effort| Reasoning { effort }),
-        sampling: super::sampling::responses(request, provider)?,
+        sampling: crate::provider::sampling::responses(request, provider)?,
         text: Text { format },
-        prompt_cache_key: super::prompt_cache::openai_cache_key(request),
+        prompt_cache_key: super::prompt_cache_key(request),
         store: false,
     };
     request_body(&body, request, provider)
@@ -101,7 +98,7 @@ struct ResponsesBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning: Option<Reasoning>,
     #[serde(flatten)]
-    sampling: super::sampling::ResponsesSampling,
+    sampling: crate::provider::sampling::ResponsesSampling,
     text: Text<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_key: Option<String>,
@@ -138,43 +135,43 @@ enum Format<'a> {
 
 #[derive(Deserialize)]
 struct ResponsesReply {
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     model: Option<String>,
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     status: Option<String>,
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     error: Option<ReplyError>,
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     incomplete_details: Option<IncompleteDetails>,
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     output: Option<Vec<Value>>,
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     usage: Option<ResponsesUsage>,
 }
 
 #[derive(Deserialize)]
 struct ReplyError {
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     code: Option<String>,
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     message: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct IncompleteDetails {
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     reason: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
 struct ResponsesUsage {
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     input_tokens: Option<u64>,
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     output_tokens: Option<u64>,
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     input_tokens_details: Option<TokenDetails>,
-    #[serde(default, deserialize_with = "super::lenient")]
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
     output_tokens_details: Option<TokenDetails>,
 }
 
@@ -236,11 +233,7 @@ fn push_str(into: &mut String, part: &Value, field: &str) {
 }
 
 /// Reads a Responses API reply.
-pub(super) fn parse_reply(
-    body: &[u8],
-    sent_model: &str,
-    key: &ApiKey,
-) -> Result<AiResponse, ProviderError> {
+pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
     let reply: ResponsesReply = read_reply(body, "Responses API", key)?;
     let status = reply.status.as_deref();
     if let Some(error) = reply
@@ -286,8 +279,8 @@ pub(super) fn parse_reply(
     };
     let output = Output::read(&items);
     let refused = !output.refusal.trim().is_empty();
-    let usage = reply.usage.unwrap_or_default();
-    let mut response = AiResponse::new(output.text, answering_model(reply.model, sent_model));
+    let counts = reply.usage.unwrap_or_default();
+    let mut response = AiResponse::new(output.text, answering_model(reply.model, model));
     response.finish_reason = if refused {
         FinishReason::Refusal
     } else {
@@ -295,11 +288,11 @@ pub(super) fn parse_reply(
     };
     response.refusal = refused.then_some(output.refusal);
     response.reasoning = (!output.reasoning.trim().is_empty()).then_some(output.reasoning);
-    response.usage = super::openai_usage::usage(
-        usage.input_tokens,
-        usage.output_tokens,
-        usage.input_tokens_details,
-        usage.output_tokens_details,
+    response.usage = usage(
+        counts.input_tokens,
+        counts.output_tokens,
+        counts.input_tokens_details,
+        counts.output_tokens_details,
     );
     Ok(response)
 }

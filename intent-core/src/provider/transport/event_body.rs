@@ -24,9 +24,9 @@ use bytes::Bytes;
 use reqwest::header::CONTENT_TYPE;
 use tokio::time::Instant;
 
+use super::sse::{SseError, SseEvent, SseParser};
 use super::{display_url, error_chain, ApiKey, Fault, Post, Receive, Transport};
 use crate::provider::error::{ProviderError, ProviderErrorKind};
-use crate::provider::sse::{SseError, SseEvent, SseParser};
 
 /// The most bytes read after a stream's last event to reach the end of its body.
 const DRAIN_BYTES: usize = 64 * 1024;
