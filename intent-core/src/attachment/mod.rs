@@ -18,11 +18,11 @@
 //! `http` or `https`. Each provider checks its own limits (sizes per kind, per request, and a count)
 //! and the kinds it takes before it sends: see the provider modules.
 
-pub(crate) mod budget;
 mod capture;
+pub(crate) mod chunk_budget;
 mod encode;
-pub(crate) mod limits;
 mod prompt;
+pub(crate) mod provider_limits;
 mod sniff;
 mod tokens;
 

@@ -9,10 +9,10 @@ use futures::stream::{self, StreamExt};
 
 use super::call::{CollectionCall, Mode};
 use super::chunk::{self, ChunkInput, Element};
+use super::chunk_reply::{self, ElementReader, Verdict};
 use super::each::EachItem;
 use super::observed;
 use super::result::{ChunkRecord, CollectionResult, ElementIssue, Progress};
-use super::verify::{self, ElementReader, Verdict};
 use crate::attempt;
 use crate::client::IntentClient;
 use crate::input::SerializedInput;
@@ -377,10 +377,10 @@ impl PreparedChunk {
     /// What a reply to this chunk holds, element by element.
     pub(super) fn verify<O: Intent>(&self, shared: &Shared<'_, O>, text: &str) -> Verdict<O> {
         match shared.mode {
-            Mode::Each => verify::verify_each(&shared.reader, text, &self.positions),
+            Mode::Each => chunk_reply::verify_each(&shared.reader, text, &self.positions),
             Mode::Keyed => {
                 let keys: Vec<&str> = self.keys.iter().map(String::as_str).collect();
-                verify::verify_keyed(&shared.reader, text, &keys)
+                chunk_reply::verify_keyed(&shared.reader, text, &keys)
             }
         }
     }

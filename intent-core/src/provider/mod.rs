@@ -6,12 +6,25 @@
 //!
 //! The three vendors are one type, [`HttpProvider`], over a vendor's wire ([`OpenAi`],
 //! [`Anthropic`], [`Gemini`]): the transport, the settings and the [`Provider`] methods are
-//! written once (`http`, `transport`), and each vendor has one folder with the same files: `mod.rs`
-//! (its wire type, its settings, `new` and `from_env`), its request and reply (`wire.rs`, or
-//! `chat.rs` and `responses.rs` for OpenAI's two APIs), `parts.rs` (attachments), `stream.rs` (its
-//! streamed events) and `batch.rs` (its batch API), where the vendor has them. A streamed reply
-//! is read off the wire by `transport` (server-sent events) and turned into [`StreamPiece`]s by
-//! `pieces`, the contract every provider's stream keeps.
+//! written once (`http`, `transport`), and each vendor has one folder with the same files
+//! (`mod.rs`, `wire.rs` or one file per API, `parts.rs`, and `events.rs`, `batch.rs`,
+//! `dialect.rs` where the vendor has them: see `http` for what each holds and how a new vendor
+//! is added). What the vendors' bodies share is beside them: `message_parts` (the attachments
+//! of a message, in order), `sampling` (the sampling options and which vendor takes which),
+//! `extra_body` (fields merged over a body), `batch` (the batch capability, and the requests
+//! every batch API sends).
+//!
+//! A reply streams through three layers, each with one home and one name:
+//!
+//! - **events**: the server-sent events on the wire, parsed within the provider's limits
+//!   (`transport::sse`);
+//! - **pieces**: the vendor's events decoded (its `events.rs`) into [`StreamPiece`]s, the
+//!   contract every provider's [`Provider::stream`] keeps ([`PieceStream`],
+//!   [`ReplyAssembler`]; `pieces`);
+//! - **streams**: what users read, built on the pieces above the provider layer: a call's
+//!   [`AiStream`](crate::stream::AiStream) and [`ElementStream`](crate::stream::ElementStream)
+//!   ([`crate::stream`]), a collection's [`CollectionStream`](crate::collections::CollectionStream)
+//!   and [`MapStream`](crate::collections::MapStream) ([`crate::collections`]).
 
 mod anthropic;
 pub(crate) mod batch;

@@ -1,9 +1,9 @@
 //! [`AnthropicProvider`]: Anthropic's wire, the Messages API (`wire`), with its attachments
-//! (`parts`), streamed replies (`stream`) and Message Batches (`batch`).
+//! (`parts`), streamed events (`events`) and Message Batches (`batch`).
 
 mod batch;
+mod events;
 mod parts;
-mod stream;
 mod wire;
 
 use reqwest::header::{HeaderMap, HeaderValue};
@@ -15,7 +15,7 @@ use super::http::{
 use super::transport::{join_url, ApiKey};
 use super::{AiResponse, BatchClient, ProviderError};
 use crate::error::IntentError;
-use stream::MessagesDecoder;
+use events::MessagesDecoder;
 
 /// The `anthropic-version` header sent with every request.
 const ANTHROPIC_VERSION: &str = "2023-06-01";

@@ -17,7 +17,9 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::attachment::limits::{is_https, AttachmentRules, Measure, GIF, JPEG, PNG, WEBP};
+use crate::attachment::provider_limits::{
+    is_https, AttachmentRules, Measure, GIF, JPEG, PNG, WEBP,
+};
 use crate::attachment::{Attachment, Base64, Kind, Source};
 use crate::provider::message_parts::{serialize_parts, TextAt, TypedText, MB};
 use crate::request::AiRequest;

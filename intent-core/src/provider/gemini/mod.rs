@@ -1,9 +1,9 @@
 //! [`GeminiProvider`]: Gemini's wire, `generateContent` (`wire`), with its attachments (`parts`)
-//! and the JSON Schema dialect it takes (`schema`). Gemini's replies come whole: the provider
+//! and the JSON Schema dialect it takes (`dialect`). Gemini's replies come whole: the provider
 //! streams each as one piece, and offers no batch API.
 
+mod dialect;
 mod parts;
-mod schema;
 mod wire;
 
 use std::borrow::Cow;
@@ -181,7 +181,7 @@ impl Vendor for Gemini {
             ResponseFormat::JsonObject => (wire::JSON_MIME_TYPE, None),
             ResponseFormat::JsonSchema => {
                 prepared_schema =
-                    schema::prepare(strict_schema(request, provider)?).map_err(|refusal| {
+                    dialect::prepare(strict_schema(request, provider)?).map_err(|refusal| {
                         ProviderError::new(
                             ProviderErrorKind::InvalidRequest,
                             format!("the strict schema cannot be sent to Gemini: {refusal}"),

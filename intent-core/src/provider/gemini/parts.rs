@@ -17,7 +17,7 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::attachment::limits::{AttachmentRules, Measure, JPEG, PNG, WEBP};
+use crate::attachment::provider_limits::{AttachmentRules, Measure, JPEG, PNG, WEBP};
 use crate::attachment::{Attachment, Base64, Source};
 use crate::provider::message_parts::{serialize_parts, TextAt, MB};
 

@@ -5,19 +5,31 @@
 //! never shows the key, and the plumbing of streamed replies and batch APIs.
 //!
 //! What differs is a vendor's wire, and each vendor has one folder for it under `provider/`
-//! (`openai/`, `anthropic/`, `gemini/`): a type implementing [`Vendor`] (the endpoint, the
-//! headers the key goes in, the request body, the reply's reading, the decoder of its event
-//! stream), its `parts.rs` (attachments), its `stream.rs` (the streamed events) and its
-//! `batch.rs` ([`VendorBatch`], where the vendor has a batch API). A new vendor is one such
-//! folder: its type, `pub type NameProvider = HttpProvider<Name>;`, and its `new` and `from_env`.
+//! (`openai/`, `anthropic/`, `gemini/`), with the same files (`tests/layers.rs` checks them):
+//!
+//! | file | holds |
+//! |---|---|
+//! | `mod.rs` | the vendor's type implementing [`Vendor`] and its settings, `pub type NameProvider = HttpProvider<Name>;`, its `new`, `from_env` and own `with_*` methods |
+//! | `wire.rs` (or one file per API: `chat.rs`, `responses.rs`) | the request body and the reply's reading, with the sources of the wire facts |
+//! | `parts.rs` | attachments as the vendor's content parts, and its attachment limits |
+//! | `events.rs` | the [`EventDecoder`] of its streamed events, where it streams |
+//! | `batch.rs` | its batch API ([`VendorBatch`]), where it has one |
+//! | `dialect.rs` | the JSON Schema dialect it takes, where that is not JSON Schema's |
+//!
+//! A new vendor is one such folder, a `mod` line and a `pub use` in `provider/mod.rs`; the
+//! transport, the settings, retries, streaming and the batch run are not written again.
+//! `example.rs` beside this file is a whole vendor, the smallest one, run against a local server
+//! by its test: start a new vendor from it.
 
-mod json;
+mod body;
+#[cfg(test)]
+mod example;
 mod settings;
 
 #[cfg(test)]
-pub(crate) use json::caching_request;
-pub(crate) use json::strict_schema;
-pub(crate) use json::{answering_model, key_header_value, no_answer, read_reply, request_body};
+pub(crate) use body::caching_request;
+pub(crate) use body::strict_schema;
+pub(crate) use body::{answering_model, key_header_value, no_answer, read_reply, request_body};
 pub(crate) use settings::{env_var, from_vars, with_defaults, Defaults, Env};
 
 use std::borrow::Cow;
@@ -90,8 +102,63 @@ impl<V> HttpProvider<V> {
 }
 
 /// A vendor's wire: all an [`HttpProvider`] needs to know of one API beyond what every vendor
-/// shares. Implemented once per vendor folder; the transport, the settings and the [`Provider`]
-/// methods are the generic provider's.
+/// shares. Implemented once per vendor folder, in its `mod.rs`; the transport, the settings and
+/// the [`Provider`] methods are the generic provider's.
+///
+/// What an implementation gives, in the order a call uses it:
+///
+/// 1. [`DEFAULTS`](Self::DEFAULTS) and [`ENV`](Self::ENV): the name, base URL and model, and the
+///    variables `from_env` reads (`{PREFIX}_BASE_URL`, `{PREFIX}_MODEL` and the key's);
+/// 2. [`path`](Self::path) (and [`url`](Self::url) when the endpoint names the model) and
+///    [`headers`](Self::headers): where a request goes and the auth headers it carries, built
+///    once per provider (mark the key's value sensitive with `key_header_value`);
+/// 3. [`body`](Self::body): the request as the vendor's JSON, written once with the request's
+///    `extra_body` (`request_body`); an option the vendor cannot take is refused here, never
+///    dropped;
+/// 4. [`reply`](Self::reply): the whole reply read into an [`AiResponse`] (text, finish
+///    reason, usage, model, reasoning, refusal);
+/// 5. [`events`](Self::events): the decoder of the streamed events ([`EventDecoder`], in the
+///    folder's `events.rs`), or `None` and `type Events = NoEvents` for a vendor whose replies
+///    come whole: the reply rebuilt from the pieces must equal what `reply` reads;
+/// 6. [`batch_client`](Self::batch_client): `offered_batch(provider)` for a vendor that
+///    implements [`VendorBatch`] (in `batch.rs`), else the default, none.
+///
+/// ```ignore
+/// #[derive(Debug, Clone, Default)]
+/// pub struct Plain;
+/// pub type PlainProvider = HttpProvider<Plain>;
+///
+/// impl Vendor for Plain {
+///     const DEFAULTS: Defaults = Defaults::new("plain", "https://plain.invalid/v1", "plain-1");
+///     const ENV: Env = Env::new("PLAIN", &["PLAIN_API_KEY"], false);
+///     type Events = PlainEvents;
+///
+///     fn path(&self) -> &str {
+///         "generate"
+///     }
+///     fn headers(&self, key: Option<&str>, provider: &str) -> Result<HeaderMap, ProviderError> {
+///         let mut headers = HeaderMap::new();
+///         if let Some(key) = key {
+///             headers.insert(AUTHORIZATION, key_header_value(&format!("Bearer {key}"), provider)?);
+///         }
+///         Ok(headers)
+///     }
+///     fn body(&self, call: Call<'_>, stream: bool) -> Result<Vec<u8>, ProviderError> {
+///         let body = Body { model: call.model, prompt: &call.request.user, stream, /* .. */ };
+///         request_body(&body, call.request, call.provider)
+///     }
+///     fn reply(&self, body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
+///         let reply: Reply = read_reply(body, "Plain", key)?;
+///         Ok(AiResponse::new(reply.output, reply.model.as_deref().unwrap_or(model)))
+///     }
+///     fn events(&self, model: &str, _key: &ApiKey) -> Option<PlainEvents> {
+///         Some(PlainEvents { model: model.to_owned() })
+///     }
+/// }
+/// ```
+///
+/// The whole of it, with its `Body`, `Reply` and `PlainEvents`, is `example.rs` in this folder,
+/// compiled and run by `cargo test -p intent-core --lib provider::http::example`.
 pub(crate) trait Vendor: Clone + fmt::Debug + Send + Sync + Sized + 'static {
     /// The provider's default name, base URL and model.
     const DEFAULTS: Defaults;

@@ -1,6 +1,6 @@
 //! [`OpenAiProvider`]: OpenAI's wire, Chat Completions (`chat`: OpenAI and compatible servers,
 //! Azure's v1 endpoint, Ollama, llama.cpp, vLLM) or the Responses API (`responses`), with their
-//! attachments (`parts`), streamed replies (`stream`) and the Batch API (`batch`). What both APIs
+//! attachments (`parts`), streamed events (`events`) and the Batch API (`batch`). What both APIs
 //! share is here: the key's header, the token counts' details, the prompt cache key.
 //!
 //! Prompt caching (checked against OpenAI's API reference, December 2026): OpenAI caches prompts
@@ -13,9 +13,9 @@
 
 mod batch;
 mod chat;
+mod events;
 mod parts;
 mod responses;
-mod stream;
 
 use reqwest::header::{HeaderMap, HeaderName, AUTHORIZATION};
 use serde::Deserialize;
@@ -30,7 +30,7 @@ use super::{AiResponse, BatchClient, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
 use crate::request::AiRequest;
 use crate::result::Usage;
-use stream::ChatDecoder;
+use events::ChatDecoder;
 
 /// Which OpenAI API a provider speaks.
 ///

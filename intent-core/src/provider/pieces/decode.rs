@@ -1,4 +1,4 @@
-//! From a vendor's events to pieces: the [`EventDecoder`] each vendor's `stream.rs` implements,
+//! From a vendor's events to pieces: the [`EventDecoder`] each vendor's `events.rs` implements,
 //! the stream of pieces it drives (with the key redacted from every piece, a key cut across
 //! pieces included), and what the decoders share around their own events: the model the reply
 //! names (else the one asked for), text held back until it is not blank, and the errors of a

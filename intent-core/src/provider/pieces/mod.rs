@@ -19,7 +19,7 @@
 //!
 //! How a vendor's event stream becomes pieces (its decoder, the key's redaction, the stream's
 //! errors) is [`decode`]'s; the events themselves are read off the wire by the transport
-//! (`transport::sse`, `transport::event_body`).
+//! (`transport::sse`).
 
 mod decode;
 

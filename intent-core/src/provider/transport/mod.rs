@@ -1,6 +1,6 @@
 //! The HTTP transport the providers share: one client per provider, a timeout per request, retries
 //! with backoff on transport faults, and the provider's own message on errors. Streamed replies
-//! are opened here too and read as server-sent events ([`sse`], `event_body`), within the
+//! are opened here too and read as server-sent events ([`sse`]), within the
 //! provider's limits.
 //!
 //! The key stays where it belongs: a redirect to another origin is never followed (see
@@ -9,7 +9,6 @@
 //! ([`Redact`]).
 
 mod error_body;
-mod event_body;
 mod exchange;
 mod rate_limit_headers;
 mod redirect;
@@ -17,11 +16,11 @@ mod retry;
 mod secret;
 pub(crate) mod sse;
 
-pub(crate) use event_body::{EventBody, Opened};
 pub(crate) use exchange::{multipart_file, Exchange};
 pub use rate_limit_headers::RateLimitStatus;
 pub use retry::RetryPolicy;
 pub(crate) use secret::{ApiKey, PieceRedactor, Redact};
+pub(crate) use sse::{EventBody, Opened};
 
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};

@@ -1,4 +1,4 @@
-//! An attempt's answer: from the cache (first attempts only) or from the providers, within the
+//! An attempt's reply: from the cache (first attempts only) or from the providers, within the
 //! call's deadline.
 
 use std::time::Instant;

@@ -7,7 +7,7 @@
 //!   that fits; the retry shows it as any other finding (with the cut reply as the previous
 //!   attempt), so the model knows why it failed and how much room it has.
 //! - The limit is never raised on a retry: `max_output_tokens` is the caller's bound on cost and
-//!   latency, and the token budget ([`budget`](super::budget)) may lower it, never raise it.
+//!   latency, and the token budget ([`token_budget`](crate::attempt::token_budget)) may lower it, never raise it.
 //! - A retry cut off again with the very same text as the attempt before it ends the call: the
 //!   model is not heeding the finding, and asking again would cost the same for the same reply.
 //!   The call's last issue then says so and asks the caller to raise `max_output_tokens` or ask
@@ -18,7 +18,7 @@ use crate::result::{AttemptRecord, IssueKind, ResultIssue};
 
 /// The issue of a reply cut off at the token limit `limit` (the model's own when `None`), after
 /// `chars` characters.
-pub(super) fn cut_issue(limit: Option<u32>, chars: usize) -> ResultIssue {
+pub(in crate::attempt) fn cut_issue(limit: Option<u32>, chars: usize) -> ResultIssue {
     ResultIssue::new(
         IssueKind::Truncated,
         match limit {
@@ -34,7 +34,7 @@ pub(super) fn cut_issue(limit: Option<u32>, chars: usize) -> ResultIssue {
 
 /// The issue that ends a call whose attempt `record` was cut off with the same text as the
 /// attempt before it, `previous`, when it was.
-pub(super) fn repeated_cut(
+pub(in crate::attempt) fn repeated_cut(
     previous: Option<&AttemptRecord>,
     record: &AttemptRecord,
 ) -> Option<ResultIssue> {

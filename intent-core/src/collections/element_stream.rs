@@ -15,11 +15,11 @@ use serde_json::Value;
 
 use super::call::{CollectionCall, Mode};
 use super::chunk::ChunkInput;
+use super::chunk_reply::below_element;
 use super::each::EachItem;
 use super::observed;
 use super::result::{CollectionResult, ElementIssue};
 use super::run::{conclude_chunk, prepare_chunk, run_chunks, ChunkOutcome, PreparedChunk, Shared};
-use super::verify::below_element;
 use crate::intent::Intent;
 use crate::read::join_pointer;
 use crate::read::partial::{ClosedElement, ElementBody, PartialReader};

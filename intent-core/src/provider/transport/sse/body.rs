@@ -11,7 +11,7 @@
 //!   timeout (`with_idle_timeout`) bounds the wait for each next event: a comment or an event shows
 //!   the server alive, a byte does not, so a server that drips one byte a second is stopped.
 //! - **Limits**: the whole body is bounded by `max_response_bytes`, as a reply read whole, and one
-//!   event by `max_event_bytes` ([`super::super::sse`]).
+//!   event by `max_event_bytes` ([`super`]).
 //! - A 2xx reply whose content type is JSON is a server that ignored `stream: true`: its body is
 //!   read whole and handed back as [`Opened::Json`] for the provider's ordinary reply parser.
 //! - Dropping an [`EventBody`] drops the HTTP response, which closes the connection when the body
@@ -24,9 +24,11 @@ use bytes::Bytes;
 use reqwest::header::CONTENT_TYPE;
 use tokio::time::Instant;
 
-use super::sse::{SseError, SseEvent, SseParser};
-use super::{display_url, error_chain, ApiKey, Fault, Post, Receive, Transport};
+use super::{SseError, SseEvent, SseParser};
 use crate::provider::error::{ProviderError, ProviderErrorKind};
+use crate::provider::transport::{
+    display_url, error_chain, ApiKey, Fault, Post, Receive, Transport,
+};
 
 /// The most bytes read after a stream's last event to reach the end of its body.
 const DRAIN_BYTES: usize = 64 * 1024;

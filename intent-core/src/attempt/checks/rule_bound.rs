@@ -38,7 +38,7 @@ struct Bounded {
 }
 
 /// The policy for one call: the members it watches, and whether the call has used its one retry.
-pub(super) struct BoundPolicy<'a> {
+pub(in crate::attempt) struct BoundPolicy<'a> {
     members: Vec<Bounded>,
     input: &'a str,
     flagged: AtomicBool,
@@ -46,7 +46,11 @@ pub(super) struct BoundPolicy<'a> {
 
 impl<'a> BoundPolicy<'a> {
     /// The policy for a call of the type `info` on `input` that may make `max_attempts` attempts.
-    pub(super) fn new(info: &TypeInfo, input: &'a SerializedInput, max_attempts: u32) -> Self {
+    pub(in crate::attempt) fn new(
+        info: &TypeInfo,
+        input: &'a SerializedInput,
+        max_attempts: u32,
+    ) -> Self {
         let mut members = Vec::new();
         if max_attempts > 1 {
             info.graph()
@@ -69,13 +73,13 @@ impl<'a> BoundPolicy<'a> {
     }
 
     /// True when the policy may question an answer, so the caller reads the answer's JSON.
-    pub(super) fn applies(&self) -> bool {
+    pub(in crate::attempt) fn applies(&self) -> bool {
         !self.members.is_empty() && !self.flagged.load(Ordering::Relaxed)
     }
 
     /// The findings for `answer`, the JSON of an answer that passed every check, when it gives a
     /// bound the input does not contain and the call has not questioned one yet.
-    pub(super) fn check(&self, answer: &Value) -> Vec<ResultIssue> {
+    pub(in crate::attempt) fn check(&self, answer: &Value) -> Vec<ResultIssue> {
         if !self.applies() {
             return Vec::new();
         }

@@ -23,7 +23,7 @@ use crate::options::IntentExample;
 use crate::result::{IssueKind, ResultIssue};
 
 /// The issue of a reply that copies one of `examples` for `input`, if it does.
-pub(super) fn copied_example(
+pub(in crate::attempt) fn copied_example(
     examples: &[IntentExample],
     input: &str,
     reply: &str,

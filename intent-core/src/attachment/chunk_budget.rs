@@ -16,7 +16,7 @@
 //! provider this library ships, whichever of them the client falls back to. An attachment given
 //! by URL counts towards the number of attachments only: its size is the provider's to find.
 
-use super::limits::Measure;
+use super::provider_limits::Measure;
 use super::{Attachment, Kind};
 
 const MB: usize = 1024 * 1024;

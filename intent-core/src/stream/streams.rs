@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 use futures::{Stream, StreamExt as _};
 use serde::de::DeserializeOwned;
 
-use super::driver::{Driver, Queue, Step};
+use super::steps::{Driver, Queue, Step};
 use super::{ElementEvent, Partial, StreamEvent};
 use crate::attempt;
 use crate::call::AiCall;

@@ -25,6 +25,10 @@
 //! either, refuses lines the standard ignores (a bare field, an unknown field) and drops an
 //! unfinished event at the end without a word. Neither has a size limit to configure.
 
+mod body;
+
+pub(crate) use body::{EventBody, Opened};
+
 use std::fmt;
 
 /// One dispatched event.

@@ -29,14 +29,18 @@ use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{Node, TypeInfo};
 
 /// The policy for one call: whether it applies, and whether the call has used its one retry.
-pub(super) struct EmptyListPolicy {
+pub(in crate::attempt) struct EmptyListPolicy {
     applies: bool,
     flagged: AtomicBool,
 }
 
 impl EmptyListPolicy {
     /// The policy for a call of the type `info` on `input` that may make `max_attempts` attempts.
-    pub(super) fn new(info: &TypeInfo, input: &SerializedInput, max_attempts: u32) -> Self {
+    pub(in crate::attempt) fn new(
+        info: &TypeInfo,
+        input: &SerializedInput,
+        max_attempts: u32,
+    ) -> Self {
         EmptyListPolicy {
             applies: max_attempts > 1 && is_list(info) && !is_empty_input(&input.text),
             flagged: AtomicBool::new(false),
@@ -45,7 +49,7 @@ impl EmptyListPolicy {
 
     /// The finding for `text`, a reply the reader accepted, when it is an empty list the call has
     /// not questioned yet.
-    pub(super) fn check(&self, text: &str) -> Option<ResultIssue> {
+    pub(in crate::attempt) fn check(&self, text: &str) -> Option<ResultIssue> {
         if !self.applies || !is_empty_list(text) || self.flagged.swap(true, Ordering::Relaxed) {
             return None;
         }

@@ -3,9 +3,16 @@
 
 use tracing::Instrument;
 
-use super::copied::copied_example;
+mod copied_example;
+mod empty_list;
+mod rule_bound;
+mod truncation;
+
+pub(super) use empty_list::EmptyListPolicy;
+pub(super) use rule_bound::BoundPolicy;
+pub(super) use truncation::repeated_cut;
+
 use super::limits::Limits;
-use super::truncation::cut_issue;
 use super::Job;
 use crate::call::{Check, JsonCheck};
 use crate::intent::Intent;
@@ -16,6 +23,8 @@ use crate::read;
 use crate::request::AiRequest;
 use crate::result::{AttemptRecord, IssueKind, JudgeRecord, ResultIssue, Usage};
 use crate::shape::TypeInfo;
+use copied_example::copied_example;
+use truncation::cut_issue;
 
 /// How an answer's checks ended.
 pub(super) enum Checked<T> {
