@@ -3,9 +3,7 @@
 //!
 //! See [`CollectionStream`] for when an element is certain and how a retry is handled.
 
-use std::collections::VecDeque;
 use std::fmt;
-use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
@@ -23,7 +21,7 @@ use super::run::{conclude_chunk, prepare_chunk, run_chunks, ChunkOutcome, Prepar
 use crate::intent::Intent;
 use crate::read::join_pointer;
 use crate::read::partial::{ClosedElement, ElementBody, PartialReader};
-use crate::relay::Relay;
+use crate::relay::{self, Pump, Pumped, Relay};
 use crate::result::{AttemptRecord, IssueKind, ResultIssue, Usage};
 use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::TypeInfo;
@@ -80,23 +78,8 @@ enum Relayed<O> {
     Retry(usize, AttemptRecord),
 }
 
-/// Where every chunk relays what it has, emptied by the stream after each poll of the call.
-struct Queue<O>(Mutex<Vec<Relayed<O>>>);
-
-impl<O> Queue<O> {
-    fn push(&self, item: Relayed<O>) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(item);
-    }
-
-    fn take(&self) -> Vec<Relayed<O>> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-}
-
-type CallFuture<'a, K, O> = Pin<Box<dyn Future<Output = CollectionResult<K, O>> + Send + 'a>>;
+/// Where every chunk relays what it has.
+type Queue<O> = relay::Queue<Relayed<O>>;
 
 /// A streamed collection call: a [`Stream`] of [`CollectionEvent`]s, from
 /// [`CollectionCall::stream_elements`]. Dropping it cancels the call.
@@ -132,12 +115,10 @@ type CallFuture<'a, K, O> = Pin<Box<dyn Future<Output = CollectionResult<K, O>> 
 /// `O: Clone`: a delivered value is both yielded and kept for `Done`.
 #[must_use = "a stream does nothing until it is polled"]
 pub struct CollectionStream<'a, K, O> {
-    call: Option<CallFuture<'a, K, O>>,
-    queue: Arc<Queue<O>>,
+    /// The call, and what its chunks relayed.
+    pump: Pump<'a, Relayed<O>, CollectionResult<K, O>>,
     /// The keys by position, to name what is delivered.
     keys: Vec<K>,
-    relayed: VecDeque<Relayed<O>>,
-    done: Option<CollectionResult<K, O>>,
 }
 
 impl<'a, K, O> CollectionCall<'a, K, O>
@@ -161,16 +142,13 @@ where
     /// # });
     /// ```
     pub fn stream_elements(self) -> CollectionStream<'a, K, O> {
-        let queue = Arc::new(Queue(Mutex::new(Vec::new())));
+        let queue = Arc::new(Queue::default());
         let keys = self.keys.clone();
         let relay = Arc::clone(&queue);
         let call = Box::pin(observed::collection(self, move |call| run(call, relay)));
         CollectionStream {
-            call: Some(call),
-            queue,
+            pump: Pump::new(queue, call),
             keys,
-            relayed: VecDeque::new(),
-            done: None,
         }
     }
 }
@@ -222,36 +200,21 @@ impl<K: Clone, O> Stream for CollectionStream<'_, K, O> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        loop {
-            if let Some(item) = this.relayed.pop_front() {
-                let key = |position: usize| this.keys[position].clone();
-                return Poll::Ready(Some(match item {
-                    Relayed::Element(position, value) => {
-                        CollectionEvent::Element(key(position), value)
-                    }
-                    Relayed::Invalid(position, issues) => {
-                        CollectionEvent::Invalid(key(position), issues)
-                    }
-                    Relayed::Retry(chunk, record) => CollectionEvent::Retry(chunk, record),
-                }));
-            }
-            if let Some(result) = this.done.take() {
-                return Poll::Ready(Some(CollectionEvent::Done(result)));
-            }
-            let Some(call) = this.call.as_mut() else {
-                return Poll::Ready(None);
-            };
-            let polled = call.as_mut().poll(cx);
-            this.relayed.extend(this.queue.take());
-            match polled {
-                Poll::Ready(result) => {
-                    this.call = None;
-                    this.done = Some(result);
+        this.pump.poll_next(cx).map(|pumped| {
+            let key = |position: usize| this.keys[position].clone();
+            pumped.map(|pumped| match pumped {
+                Pumped::Relayed(Relayed::Element(position, value)) => {
+                    CollectionEvent::Element(key(position), value)
                 }
-                Poll::Pending if this.relayed.is_empty() => return Poll::Pending,
-                Poll::Pending => {}
-            }
-        }
+                Pumped::Relayed(Relayed::Invalid(position, issues)) => {
+                    CollectionEvent::Invalid(key(position), issues)
+                }
+                Pumped::Relayed(Relayed::Retry(chunk, record)) => {
+                    CollectionEvent::Retry(chunk, record)
+                }
+                Pumped::Done(result) => CollectionEvent::Done(result),
+            })
+        })
     }
 }
 
@@ -262,7 +225,7 @@ impl<K, O> fmt::Debug for CollectionStream<'_, K, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CollectionStream")
             .field("elements", &self.keys.len())
-            .field("running", &self.call.is_some())
+            .field("running", &self.pump.is_running())
             .finish_non_exhaustive()
     }
 }

@@ -1,44 +1,26 @@
-//! Driving a streamed call: the attempt loop's future, polled by the stream itself, and what it
-//! relays read by the partial reader.
+//! The steps of a streamed call: the attempt loop run by the relay's [`Pump`], and what it relays
+//! read by the partial reader into partials, closed elements, retries and the result.
 
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use crate::provider::BoxFuture;
 use crate::read::partial::{ClosedElement, PartialReader};
-use crate::relay::Relay;
+use crate::relay::{Pump, Pumped, Queue, Relay};
 use crate::result::{AiResult, AttemptRecord};
 use crate::shape::TypeInfo;
 
 /// What the call relayed, in order.
 // A retry's record is rare next to the text pieces; boxing it would not make the text cheaper.
 #[allow(clippy::large_enum_variant)]
-enum Relayed {
+pub(super) enum Relayed {
     Restart,
     Text(String),
     Retry(AttemptRecord),
 }
 
-/// The relay of a streamed call: a queue the stream empties after each poll of the call.
-#[derive(Default)]
-pub(super) struct Queue(Mutex<Vec<Relayed>>);
-
-impl Queue {
-    fn push(&self, item: Relayed) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(item);
-    }
-
-    fn take(&self) -> Vec<Relayed> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-}
-
-impl Relay for Queue {
+impl Relay for Queue<Relayed> {
     fn restart(&self) {
         self.push(Relayed::Restart);
     }
@@ -62,17 +44,10 @@ pub(super) enum Step<T> {
     Done(AiResult<T>),
 }
 
-/// The call's future, boxed.
-pub(super) type CallFuture<'a, T> = Pin<Box<dyn Future<Output = AiResult<T>> + Send + 'a>>;
-
 /// A streamed call being run.
 pub(super) struct Driver<'a, T> {
-    call: Option<CallFuture<'a, T>>,
-    /// The call's result, held until everything relayed before it is read.
-    done: Option<AiResult<T>>,
-    queue: Arc<Queue>,
-    /// What the call relayed, not yet read.
-    relayed: VecDeque<Relayed>,
+    /// The call, and what it relayed.
+    pump: Pump<'a, Relayed, AiResult<T>>,
     reader: PartialReader,
     steps: VecDeque<Step<T>>,
     attempt: u32,
@@ -85,15 +60,12 @@ pub(super) struct Driver<'a, T> {
 impl<'a, T> Driver<'a, T> {
     pub(super) fn new(
         info: Arc<TypeInfo>,
-        queue: Arc<Queue>,
-        call: CallFuture<'a, T>,
+        queue: Arc<Queue<Relayed>>,
+        call: BoxFuture<'a, AiResult<T>>,
         elements: bool,
     ) -> Self {
         Driver {
-            call: Some(call),
-            done: None,
-            queue,
-            relayed: VecDeque::new(),
+            pump: Pump::new(queue, call),
             reader: if elements {
                 PartialReader::new(info).elements_as_text()
             } else {
@@ -116,25 +88,13 @@ impl<'a, T> Driver<'a, T> {
             if let Some(step) = self.steps.pop_front() {
                 return Poll::Ready(Some(step));
             }
-            if let Some(item) = self.relayed.pop_front() {
-                self.read(item);
-                continue;
-            }
-            if let Some(result) = self.done.take() {
-                return Poll::Ready(Some(Step::Done(result)));
-            }
-            let Some(call) = self.call.as_mut() else {
-                return Poll::Ready(None);
-            };
-            let polled = call.as_mut().poll(cx);
-            self.relayed.extend(self.queue.take());
-            match polled {
-                Poll::Ready(result) => {
-                    self.call = None;
-                    self.done = Some(result);
+            match self.pump.poll_next(cx) {
+                Poll::Ready(Some(Pumped::Relayed(item))) => self.read(item),
+                Poll::Ready(Some(Pumped::Done(result))) => {
+                    return Poll::Ready(Some(Step::Done(result)))
                 }
-                Poll::Pending if self.relayed.is_empty() => return Poll::Pending,
-                Poll::Pending => {}
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
             }
         }
     }

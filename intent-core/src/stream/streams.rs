@@ -8,14 +8,14 @@ use std::task::{Context, Poll};
 use futures::{Stream, StreamExt as _};
 use serde::de::DeserializeOwned;
 
-use super::steps::{Driver, Queue, Step};
+use super::steps::{Driver, Step};
 use super::{ElementEvent, Partial, StreamEvent};
 use crate::attempt;
 use crate::call::AiCall;
 use crate::intent::Intent;
 use crate::read::partial::{ClosedElement, ElementBody};
 use crate::read::read_list_element;
-use crate::relay::Relay;
+use crate::relay::{Queue, Relay};
 use crate::result::{AiResult, IssueKind, ResultIssue};
 use crate::shape::TypeInfo;
 
