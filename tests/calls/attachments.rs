@@ -133,9 +133,7 @@ fn the_cache_key_changes_with_the_bytes_and_the_url_but_not_with_a_copy() {
     assert_ne!(one, key(vec![Attachment::new(other, "image/png")]));
     assert_ne!(
         one,
-        key(vec![
-            png().with_detail(intent_core::attachment::ImageDetail::Low)
-        ])
+        key(vec![png().with_detail(intent_core::ImageDetail::Low)])
     );
     assert_ne!(key(vec![png(), png()]), one);
     let a = key(vec![Attachment::url("https://example.com/a.png").unwrap()]);

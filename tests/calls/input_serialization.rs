@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, Utc};
-use intent_core::__private::input::serialize;
+use intent_core::__internals::input::serialize;
 use intent_core::IntentError;
 use serde::Serialize;
 use serde_json::{json, Value};

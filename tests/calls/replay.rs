@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use intent_core::prelude::*;
+use intent_core::provider::Provider;
 use intent_core::provider::{ProviderErrorKind, RetryPolicy, SharedSchema};
 use intent_core::testing::{self, CassetteMode, RecordingProvider, ReplayProvider};
 use intent_core::{AiRequest, ResponseFormat};
-use intent_core::{IntentError, IssueKind, Provider};
+use intent_core::{IntentError, IssueKind};
 use intent_tests::derive_types::PurchaseRequest;
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
@@ -197,7 +198,7 @@ async fn a_recorded_map_each_replays_the_same_result_offline() {
 
     let replayed = run(client(ReplayProvider::open(&cassette).unwrap())).await;
     assert_eq!(replayed.values(), recorded.values());
-    let chunks = |r: &intent_core::CollectionResult<usize, u32>| -> Vec<String> {
+    let chunks = |r: &intent_core::collections::CollectionResult<usize, u32>| -> Vec<String> {
         r.chunks()
             .iter()
             .map(|c| {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use intent_core::__private::shape::{Field, Node, NodeId, ShapeGraph, StructKind, StructShape};
+use intent_core::__internals::shape::{Field, Node, NodeId, ShapeGraph, StructKind, StructShape};
 use intent_core::catalog::{Catalog, IntentShape};
 use intent_core::prelude::*;
 use intent_core::ResponseFormat;

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use indexmap::IndexMap;
-use intent_core::__private::shape::{
+use intent_core::__internals::shape::{
     Field, Node, NodeId, Scalar, ShapeGraph, StructKind, StructShape,
 };
 use intent_core::prelude::*;

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
-use intent_core::__private::rule_table::{fits, RuleKind, RuleNaming};
+use intent_core::__internals::rule_table::{fits, RuleKind, RuleNaming};
 use intent_core::catalog::Catalog;
 use intent_core::prelude::*;
 use intent_core::read::read_reply;

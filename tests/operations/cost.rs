@@ -3,9 +3,9 @@
 
 use intent_core::cache::MemoryCache;
 use intent_core::prelude::*;
-use intent_core::pricing::CostError;
+use intent_core::pricing::{CostError, Price, Pricing};
 use intent_core::provider::{AiResponse, OpenAiProvider, ProviderError, ProviderErrorKind};
-use intent_core::{Price, Pricing, Usage};
+use intent_core::Usage;
 use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use intent_core::attachment::ImageDetail;
 use intent_core::prelude::*;
 use intent_core::provider::{OpenAiApi, Provider, ProviderErrorKind};
+use intent_core::ImageDetail;
 use intent_core::{AiRequest, ResponseFormat};
 use intent_tests::tests_png;
 use serde_json::{json, Value};

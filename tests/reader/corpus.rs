@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use intent_core::__private::{read_reply_json, read_reply_lenient, read_value};
+use intent_core::__internals::{read_reply_json, read_reply_lenient, read_value};
 use intent_core::read::read_reply;
 use intent_core::shape::TargetKind;
 use intent_core::{Intent, ResultIssue};

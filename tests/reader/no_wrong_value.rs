@@ -1,7 +1,8 @@
 //! Replies that once read as a value different from what they say. Each must now read as the
 //! value it holds, or be refused with an issue that says why; never a silently wrong value.
 
-use intent_core::read::{read_reply, MAX_FINDINGS};
+use intent_core::__internals::read::MAX_FINDINGS;
+use intent_core::read::read_reply;
 use intent_core::{Intent, ResultIssue};
 use serde::Deserialize;
 

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use intent_core::__private::shape::{
+use intent_core::__internals::shape::{
     EnumRepr, EnumShape, Field, Node, NodeId, ShapeGraph, StructKind, StructShape, Variant,
     VariantKind,
 };

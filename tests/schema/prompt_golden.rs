@@ -6,8 +6,8 @@ use std::any::type_name;
 use std::collections::HashMap;
 
 use chrono::NaiveDate;
-use intent_core::__private::prompt;
-use intent_core::__private::shape::{
+use intent_core::__internals::prompt;
+use intent_core::__internals::shape::{
     Field, Node, NodeId, Rules, ShapeGraph, StructKind, StructShape, TypeInfo,
 };
 use intent_core::prelude::*;
@@ -251,7 +251,7 @@ async fn retry_carries_the_previous_output_and_every_problem() {
 #[test]
 fn retry_lists_issue_paths_and_cuts_by_characters() {
     let info = TypeInfo::of::<PurchaseRequest>();
-    let input = intent_core::__private::input::serialize(EMAIL, 10_000).unwrap();
+    let input = intent_core::__internals::input::serialize(EMAIL, 10_000).unwrap();
     let plan = prompt::plan(
         &info,
         &AiRequestOptions::default(),
@@ -297,7 +297,7 @@ fn retry_lists_issue_paths_and_cuts_by_characters() {
 #[test]
 fn an_attempt_without_issues_adds_no_retry_sections() {
     let info = TypeInfo::of::<u32>();
-    let input = intent_core::__private::input::serialize("x", 10).unwrap();
+    let input = intent_core::__internals::input::serialize("x", 10).unwrap();
     let plan = prompt::plan(&info, &AiRequestOptions::default(), "Count.", &input).unwrap();
     let mut previous = AttemptRecord::new(1);
     previous.raw_output = "{\"value\": 1}".into();

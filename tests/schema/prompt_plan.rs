@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use intent_core::__private::prompt::{self, PREVIOUS_OUTPUT_LIMIT};
+use intent_core::__internals::prompt::{self, PREVIOUS_OUTPUT_LIMIT};
 use intent_core::prelude::*;
 use intent_core::prompt::SYSTEM_PREAMBLE;
 use intent_core::schema::build_envelope_from_schema;
@@ -34,7 +34,7 @@ async fn first_request<T: Intent + Send + 'static>(
 }
 
 fn plan_for<T: Intent>(options: &AiRequestOptions) -> prompt::PromptPlan {
-    let input = intent_core::__private::input::serialize("the input", 1000).unwrap();
+    let input = intent_core::__internals::input::serialize("the input", 1000).unwrap();
     prompt::plan(&TypeInfo::of::<T>(), options, "Do the thing.", &input).unwrap()
 }
 

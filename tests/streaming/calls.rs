@@ -7,7 +7,7 @@ use futures::StreamExt;
 use intent_core::cache::MemoryCache;
 use intent_core::prelude::*;
 use intent_core::provider::ScriptedReply;
-use intent_core::RateLimit;
+use intent_core::ratelimit::RateLimit;
 use intent_tests::partials::is_prefix;
 use serde::Deserialize;
 use serde_json::{json, Value};

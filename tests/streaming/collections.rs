@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
+use intent_core::collections::CollectionResult;
 use intent_core::prelude::*;
 use intent_core::provider::{
     AiResponse, BoxFuture, PieceStream, Provider, ProviderError, StreamPiece,
 };
 use intent_core::AiRequest;
-use intent_core::CollectionResult;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Intent)]

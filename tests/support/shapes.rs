@@ -6,7 +6,7 @@
 use std::any::type_name;
 use std::collections::{BTreeMap, BTreeSet};
 
-use intent_core::__private::shape::{
+use intent_core::__internals::shape::{
     EnumRepr, EnumShape, Field, Node, NodeId, Pattern, ShapeGraph, StructKind, StructShape,
     Variant, VariantKind,
 };
@@ -353,7 +353,7 @@ impl Intent for Tree {
             let name = Field::new("name", String::shape(graph));
             let children = graph.add(Node::Seq {
                 item: me,
-                kind: intent_core::__private::shape::SeqKind::List,
+                kind: intent_core::__internals::shape::SeqKind::List,
             });
             object("Tree", vec![name, Field::new("children", children)])
         })

@@ -18,10 +18,10 @@ use crate::result::{IssueKind, ResultIssue};
 use crate::shape::MemberStep;
 
 /// Elements per chunk unless [`CollectionCall::chunk_size`] says otherwise.
-pub const DEFAULT_CHUNK_SIZE: usize = 50;
+pub(crate) const DEFAULT_CHUNK_SIZE: usize = 50;
 
 /// Chunks in flight at once unless [`CollectionCall::concurrency`] says otherwise.
-pub const DEFAULT_CONCURRENCY: usize = 4;
+pub(crate) const DEFAULT_CONCURRENCY: usize = 4;
 
 pub(crate) type ProgressFn<'a> = Box<dyn Fn(Progress) + Send + Sync + 'a>;
 
@@ -286,14 +286,14 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
         self
     }
 
-    /// Sets the most elements per chunk (at least 1; default [`DEFAULT_CHUNK_SIZE`]). Chunks are
+    /// Sets the most elements per chunk (at least 1; default 50). Chunks are
     /// also cut so that each chunk's serialized input fits within the client's `max_input_chars`.
     pub fn chunk_size(mut self, elements: usize) -> Self {
         self.chunk_size = elements.max(1);
         self
     }
 
-    /// Sets the most chunks in flight at once (at least 1; default [`DEFAULT_CONCURRENCY`]).
+    /// Sets the most chunks in flight at once (at least 1; default 4).
     pub fn concurrency(mut self, chunks: usize) -> Self {
         self.concurrency = chunks.max(1);
         self

@@ -281,7 +281,7 @@ impl<'a, O> MapStream<'a, O> {
 }
 
 impl<O> MapStream<'_, O> {
-    /// Sets the inputs per chunk (at least 1; default [`DEFAULT_CHUNK_SIZE`]). No effect once the
+    /// Sets the inputs per chunk (at least 1; default 50). No effect once the
     /// stream was first polled.
     ///
     /// ```
@@ -296,7 +296,7 @@ impl<O> MapStream<'_, O> {
     }
 
     /// Sets the most chunks in flight or waiting for those before them (at least 1; default
-    /// [`DEFAULT_CONCURRENCY`]). No effect once the stream was first polled.
+    /// 4). No effect once the stream was first polled.
     ///
     /// ```
     /// # use intent_core::prelude::*;

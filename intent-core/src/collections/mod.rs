@@ -67,7 +67,7 @@ mod run;
 mod progress_bar;
 
 pub use batch::BatchOptions;
-pub use call::{CollectionCall, DEFAULT_CHUNK_SIZE, DEFAULT_CONCURRENCY};
+pub use call::CollectionCall;
 pub use element_stream::{CollectionEvent, CollectionStream};
 pub use input_stream::{MapStream, StreamItem};
 #[cfg(feature = "progress-bar")]

@@ -47,6 +47,7 @@ pub struct SerializedInput {
 /// [`IntentError::InputTooLong`] when the text has more than `max_chars` characters, and
 /// [`IntentError::InputSerialization`] when the value cannot be written as JSON (a map with keys
 /// that are not strings, a `Serialize` implementation that fails).
+#[cfg(any(test, feature = "__internals"))]
 pub fn serialize<I: Serialize + ?Sized>(
     input: &I,
     max_chars: usize,

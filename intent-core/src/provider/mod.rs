@@ -198,7 +198,7 @@ pub trait Provider: Send + Sync {
     }
 
     /// The provider's batch API, when it has one (see [`BatchClient`]): what
-    /// [`CollectionCall::batch`](crate::CollectionCall::batch) runs on. The default is none, and a
+    /// [`CollectionCall::batch`](crate::collections::CollectionCall::batch) runs on. The default is none, and a
     /// batch run on a provider without one is refused before anything is sent.
     ///
     /// ```

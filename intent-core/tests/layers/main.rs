@@ -1,14 +1,25 @@
-//! Layers that point one way: the crate's import graph has no cycle.
+//! The layout, held by tests: layers that point one way, one shape per vendor folder, a
+//! `__private` module that serves the derive alone, and a public surface that changes only on
+//! purpose.
 //!
-//! Every source file under `src/` is parsed; every path it names (`use` trees, paths in types and
-//! expressions, and `crate::`/`super::`/`self::` paths inside macro calls) is resolved to the file
-//! module that defines it, root re-exports followed (`crate::IntentError` is `error`). Then, at
-//! every level of the module tree (the crate's top-level modules, each folder module's children),
-//! the modules must form no import cycle: a module's whole subtree counts as one node for its
-//! siblings.
+//! - here: the crate's import graph has no cycle (below);
+//! - `derive`: nor has the derive's, and `__private` holds only what generated code names;
+//! - `vendors`: every vendor folder under `provider/` has the same files;
+//! - `surface`: the public items, each at one path, are the list in `ARCHITECTURE.md`.
+//!
+//! The import graph: every source file under `src/` is parsed; every path it names (`use` trees,
+//! paths in types and expressions, and `crate::`/`super::`/`self::` paths inside macro calls) is
+//! resolved to the file module that defines it, root re-exports followed (`crate::IntentError` is
+//! `error`). Then, at every level of the module tree (the crate's top-level modules, each folder
+//! module's children), the modules must form no import cycle: a module's whole subtree counts as
+//! one node for its siblings.
 //!
 //! `cargo test -p intent-core --test layers -- --nocapture` prints the top-level modules in
 //! layers, each importing only from the layers before it.
+
+mod derive;
+mod surface;
+mod vendors;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -442,6 +453,26 @@ impl<'ast> Visit<'ast> for Collector {
     }
 }
 
+/// `path`, written in module `at`, from the crate root, when it starts at `crate`, `self` or
+/// `super`.
+fn anchored(at: &ModPath, path: &[String]) -> Option<Vec<String>> {
+    Some(match path.first()?.as_str() {
+        "crate" => path[1..].to_vec(),
+        "self" => at.iter().chain(&path[1..]).cloned().collect(),
+        "super" => {
+            let mut base = at.clone();
+            let mut rest = path;
+            while rest.first().is_some_and(|s| s == "super") {
+                base.pop();
+                rest = &rest[1..];
+            }
+            base.extend(rest.iter().cloned());
+            base
+        }
+        _ => return None,
+    })
+}
+
 /// Resolves written paths to the file modules that define what they name.
 struct Resolver<'g> {
     files: &'g BTreeSet<ModPath>,
@@ -455,22 +486,12 @@ impl Resolver<'_> {
     /// The file module that `path`, written in module `at`, names; `None` for other crates, local
     /// items and the crate root itself.
     fn resolve(&self, at: &ModPath, path: &[String]) -> Option<ModPath> {
-        let absolute: Vec<String> = match path[0].as_str() {
-            "crate" | "intent_core" => path[1..].to_vec(),
-            "super" => {
-                let mut base = at.clone();
-                let mut rest = path;
-                while rest.first().is_some_and(|s| s == "super") {
-                    base.pop();
-                    rest = &rest[1..];
-                }
-                base.extend(rest.iter().cloned());
-                base
-            }
-            "self" => at.iter().chain(&path[1..]).cloned().collect(),
-            first => {
+        let absolute = match anchored(at, path) {
+            Some(absolute) => absolute,
+            None if path[0] == "intent_core" => path[1..].to_vec(),
+            None => {
                 let mut child = at.clone();
-                child.push(first.to_owned());
+                child.push(path[0].clone());
                 if !self.modules.contains(&child) {
                     return None;
                 }

@@ -14,7 +14,7 @@ pub mod table;
 /// The rules on one member.
 ///
 /// ```
-/// use intent_core::__private::shape::Rules;
+/// use intent_core::__internals::shape::Rules;
 ///
 /// let rules = Rules { minimum: Some(1.0), max_length: Some(80), ..Rules::default() };
 /// assert_eq!(rules.statements(), vec!["must not be below 1".to_owned(), "at most 80 characters".to_owned()]);
@@ -165,7 +165,7 @@ pub(crate) fn plural(n: u64, word: &str) -> String {
 /// A compiled regular expression rule, cheap to clone.
 ///
 /// ```
-/// use intent_core::__private::shape::Pattern;
+/// use intent_core::__internals::shape::Pattern;
 ///
 /// let sku = Pattern::new("^[A-Z]-\\d+$").unwrap();
 /// assert!(sku.is_match("B-220"));

@@ -25,8 +25,8 @@
 //! `max_items`; `multiple_of` of 0 or less.
 //!
 //! ```
-//! use intent_core::__private::rule_table::{fits, misfit, RuleKind, RuleNaming};
-//! use intent_core::__private::shape::RuleTarget;
+//! use intent_core::__internals::rule_table::{fits, misfit, RuleKind, RuleNaming};
+//! use intent_core::__internals::shape::RuleTarget;
 //!
 //! assert!(fits(RuleKind::Pattern, RuleTarget::Text));
 //! assert!(!fits(RuleKind::MaxLength, RuleTarget::Number));
