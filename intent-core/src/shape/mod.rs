@@ -41,5 +41,7 @@ pub(crate) use node::{
     StructShape, Variant, VariantKind,
 };
 pub(crate) use rules::table as rule_table;
+#[cfg(feature = "catalog")]
+pub(crate) use rules::Pattern;
 pub(crate) use rules::{member_subject, number, plural, rule_line, MemberStep, Seg};
-pub(crate) use rules::{Pattern, RuleTarget, Rules};
+pub(crate) use rules::{RuleTarget, Rules};

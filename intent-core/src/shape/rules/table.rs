@@ -357,6 +357,7 @@ pub const fn scalar_target(scalar: Scalar) -> RuleTarget {
 }
 
 /// The rule target of a JSON Schema `type` (`integer`, `string`, ...).
+#[cfg(feature = "catalog")]
 pub fn schema_type_target(schema_type: &str) -> RuleTarget {
     match schema_type {
         "integer" | "number" => RuleTarget::Number,
