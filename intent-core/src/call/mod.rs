@@ -19,26 +19,26 @@ use crate::shape::{rule_line, MemberStep};
 
 pub(crate) mod setters;
 
-/// The line a `require` message is stated with in the first prompt's output requirements, among
-/// the member rules and worded as they are: `- the result: Quantity must be at most 1000.`
-/// (`subject` is the path of what the rule is about: empty for the result itself).
-pub(crate) fn require_line(subject: &[MemberStep<'_>], message: &str) -> Option<String> {
-    let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!message.is_empty()).then(|| rule_line(subject, false, &[message]))
-}
-
-/// A `require` rule as a check: `message` when `predicate` is false.
-pub(crate) fn require_check<'a, T>(
+/// A `require` rule: the line it is stated with in the first prompt's output requirements, among
+/// the member rules and worded as they are (`- the result: Quantity must be at most 1000.`;
+/// `subject` is the path of what the rule is about, empty for the result itself), and its check,
+/// `message` when `predicate` is false.
+pub(crate) fn require_rule<'a, T>(
+    subject: &[MemberStep<'_>],
     predicate: impl Fn(&T) -> bool + Send + Sync + 'a,
-    message: String,
-) -> Check<'a, T> {
-    Box::new(move |value| {
+    message: impl Into<String>,
+) -> (Option<String>, Check<'a, T>) {
+    let message = message.into();
+    let words = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = (!words.is_empty()).then(|| rule_line(subject, false, &[words]));
+    let check: Check<'a, T> = Box::new(move |value| {
         if predicate(value) {
             Vec::new()
         } else {
             vec![message.clone()]
         }
-    })
+    });
+    (line, check)
 }
 
 /// A check on the value: the messages of what is wrong, empty when it passes.
@@ -193,9 +193,9 @@ impl<'a, T> AiCall<'a, T> {
         predicate: impl Fn(&T) -> bool + Send + Sync + 'a,
         message: impl Into<String>,
     ) -> Self {
-        let message = message.into();
-        self.options.rule_lines.extend(require_line(&[], &message));
-        self.checks.push(require_check(predicate, message));
+        let (line, check) = require_rule(&[], predicate, message);
+        self.options.rule_lines.extend(line);
+        self.checks.push(check);
         self
     }
 

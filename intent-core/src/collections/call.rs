@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::chunk::Element;
 use super::result::Progress;
 use crate::attachment::{self, Attachment, Scope};
-use crate::call::{require_check, require_line, Check};
+use crate::call::{require_rule, Check};
 use crate::client::IntentClient;
 use crate::input;
 use crate::intent::Intent;
@@ -314,15 +314,13 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
         predicate: impl Fn(&O) -> bool + Send + Sync + 'a,
         message: impl Into<String>,
     ) -> Self {
-        let message = message.into();
         let subject: &[MemberStep<'_>] = match self.mode {
             Mode::Each => &[MemberStep::Each, MemberStep::Member("value")],
             Mode::Keyed => &[MemberStep::EachValue],
         };
-        self.options
-            .rule_lines
-            .extend(require_line(subject, &message));
-        self.checks.push(require_check(predicate, message));
+        let (line, check) = require_rule(subject, predicate, message);
+        self.options.rule_lines.extend(line);
+        self.checks.push(check);
         self
     }
 

@@ -29,12 +29,36 @@ pub(crate) struct Verdict<O> {
 }
 
 impl<O> Verdict<O> {
+    /// The finding that no part of the reply answers `slots`: for the model, at the reply's
+    /// value, the `message` that lists them as `named`; and each slot's own issue.
+    fn unanswered(
+        &mut self,
+        slots: &[usize],
+        named: impl Fn(usize) -> String,
+        message: impl FnOnce(&[String]) -> String,
+        slot_issue: impl Fn(usize) -> ResultIssue,
+    ) {
+        let list: Vec<String> = slots.iter().map(|&slot| named(slot)).collect();
+        self.model_issues
+            .push(ResultIssue::at("/value", IssueKind::Shape, message(&list)));
+        self.slot_issues
+            .extend(slots.iter().map(|&slot| (slot, slot_issue(slot))));
+    }
+
     fn new(slots: usize) -> Self {
         Verdict {
             values: (0..slots).map(|_| None).collect(),
             model_issues: Vec::new(),
             slot_issues: Vec::new(),
         }
+    }
+
+    /// A reply whose value has not the chunk's shape: `message` tells the model which.
+    fn refused(message: impl Into<String>, slots: usize) -> Self {
+        Verdict::failed(
+            vec![ResultIssue::at("/value", IssueKind::Shape, message)],
+            slots,
+        )
     }
 
     fn failed(issues: Vec<ResultIssue>, slots: usize) -> Self {
@@ -163,12 +187,8 @@ pub(crate) fn verify_each<O: Intent>(
         Err(issues) => return Verdict::failed(issues, n),
     };
     let Value::Array(items) = value else {
-        return Verdict::failed(
-            vec![ResultIssue::at(
-                "/value",
-                IssueKind::Shape,
-                format!("Return a JSON array of exactly {}, each {{\"index\": <input index>, \"value\": <result>}}, one per input element, in the same order.", elements(n)),
-            )],
+        return Verdict::refused(
+            format!("Return a JSON array of exactly {}, each {{\"index\": <input index>, \"value\": <result>}}, one per input element, in the same order.", elements(n)),
             n,
         );
     };
@@ -278,26 +298,18 @@ pub(crate) fn verify_each<O: Intent>(
     }
     let unanswered: Vec<usize> = (0..n).filter(|&s| !seen[s]).collect();
     if !unanswered.is_empty() {
-        let list: Vec<String> = unanswered.iter().map(|&s| indexes[s].to_string()).collect();
-        verdict.model_issues.push(ResultIssue::at(
-            "/value",
-            IssueKind::Shape,
-            format!(
-                "No element answers the index{} {}.",
-                if list.len() == 1 { "" } else { "es" },
-                list.join(", ")
-            ),
-        ));
-        for slot in unanswered {
-            verdict.slot_issues.push((
-                slot,
-                ResultIssue::at(
-                    format!("/{}", indexes[slot]),
-                    IssueKind::Shape,
-                    "No element of the reply answers this index.",
-                ),
-            ));
-        }
+        let message = |list: &[String]| {
+            let plural = if list.len() == 1 { "" } else { "es" };
+            format!("No element answers the index{plural} {}.", list.join(", "))
+        };
+        let named = |slot: usize| indexes[slot].to_string();
+        verdict.unanswered(&unanswered, named, message, |slot| {
+            ResultIssue::at(
+                format!("/{}", indexes[slot]),
+                IssueKind::Shape,
+                "No element of the reply answers this index.",
+            )
+        });
     }
     verdict
 }
@@ -359,12 +371,8 @@ pub(crate) fn verify_keyed<O: Intent>(
         Err(issues) => return Verdict::failed(issues, n),
     };
     let Value::Object(members) = value else {
-        return Verdict::failed(
-            vec![ResultIssue::at(
-                "/value",
-                IssueKind::Shape,
-                "Return one JSON object with one member per input key, named exactly as the key.",
-            )],
+        return Verdict::refused(
+            "Return one JSON object with one member per input key, named exactly as the key.",
             n,
         );
     };
@@ -428,29 +436,21 @@ pub(crate) fn verify_keyed<O: Intent>(
     }
     let missing: Vec<usize> = (0..n).filter(|&s| !answered[s] && !respelled[s]).collect();
     if !missing.is_empty() {
-        let list: Vec<String> = missing
-            .iter()
-            .map(|&s| format!("\"{}\"", keys[s]))
-            .collect();
-        verdict.model_issues.push(ResultIssue::at(
-            "/value",
-            IssueKind::Shape,
+        let message = |list: &[String]| {
+            let plural = if list.len() == 1 { "" } else { "s" };
             format!(
-                "Missing key{}: {}. Return one member for every input key, named exactly as in the input.",
-                if list.len() == 1 { "" } else { "s" },
+                "Missing key{plural}: {}. Return one member for every input key, named exactly as in the input.",
                 list.join(", ")
-            ),
-        ));
-        for slot in missing {
-            verdict.slot_issues.push((
-                slot,
-                ResultIssue::at(
-                    read::join_pointer("", keys[slot]),
-                    IssueKind::Shape,
-                    "No member of the reply answers this key.",
-                ),
-            ));
-        }
+            )
+        };
+        let named = |slot: usize| format!("\"{}\"", keys[slot]);
+        verdict.unanswered(&missing, named, message, |slot| {
+            ResultIssue::at(
+                read::join_pointer("", keys[slot]),
+                IssueKind::Shape,
+                "No member of the reply answers this key.",
+            )
+        });
     }
     verdict
 }
@@ -498,13 +498,15 @@ mod tests {
         assert_eq!(verdict.slot_issues[0].1.path.as_deref(), Some("/5"));
     }
 
+    /// The verdict on `reply` for the inputs 4 and 5, with no checks.
+    fn each_of_4_and_5(reply: &str) -> Verdict<u32> {
+        verify_each(&ElementReader::<u32>::new(&[]), reply, &[4, 5])
+    }
+
     #[test]
     fn no_element_integer_is_read_from_a_double_that_lost_its_fraction() {
-        let reader = ElementReader::<u32>::new(&[]);
-        let verdict = verify_each(
-            &reader,
+        let verdict = each_of_4_and_5(
             r#"{"value":[{"index":4,"value":1.0000000000000000001},{"index":5,"value":2.0}]}"#,
-            &[4, 5],
         );
         assert_eq!(verdict.values, vec![None, Some(2)]);
         assert!(verdict.model_issues[0]
@@ -514,12 +516,7 @@ mod tests {
 
     #[test]
     fn a_reply_out_of_order_is_read_element_by_element() {
-        let reader = ElementReader::<u32>::new(&[]);
-        let verdict = verify_each(
-            &reader,
-            r#"{"value":[{"index":5,"value":2},{"index":4,"value":1}]}"#,
-            &[4, 5],
-        );
+        let verdict = each_of_4_and_5(r#"{"value":[{"index":5,"value":2},{"index":4,"value":1}]}"#);
         assert_eq!(verdict.values, vec![None, None]);
         assert!(verdict
             .model_issues

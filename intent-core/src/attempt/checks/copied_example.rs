@@ -101,6 +101,11 @@ mod tests {
         ]
     }
 
+    /// Whether `reply`, given for `input`, is taken for a copy of one of [`sam`]'s examples.
+    fn copies_sam(input: &str, reply: &str) -> bool {
+        copied_example(&sam(), input, reply).is_some()
+    }
+
     #[test]
     fn a_copy_of_an_example_for_another_input_names_the_example() {
         let issue = copied_example(
@@ -118,18 +123,14 @@ mod tests {
             issue.message
         );
         // Without the envelope, and as the example's own input: the same answer and no copy.
-        assert!(copied_example(
-            &sam(),
+        assert!(copies_sam(
             "Dana: 40 of A-1192",
             r#"{"contact": "Sam", "sku": "B-7", "quantity": 12}"#
-        )
-        .is_some());
-        assert!(copied_example(
-            &sam(),
+        ));
+        assert!(!copies_sam(
             " Sam from Acme: please send 12 units of B-7.",
             r#"{"value":{"contact":"Sam","sku":"B-7","quantity":12}}"#
-        )
-        .is_none());
+        ));
     }
 
     #[test]
@@ -137,18 +138,14 @@ mod tests {
         let labels = vec![IntentExample::new("I love it", "positive")];
         assert!(copied_example(&labels, "Great product", "positive").is_none());
         // The same values, present in this input too: the model read them from it.
-        assert!(copied_example(
-            &sam(),
+        assert!(!copies_sam(
             "Sam again: 12 more of B-7.",
             r#"{"value":{"contact":"Sam","sku":"B-7","quantity":12}}"#
-        )
-        .is_none());
+        ));
         // A different answer is never a copy.
-        assert!(copied_example(
-            &sam(),
+        assert!(!copies_sam(
             "Dana: 40 of A-1192",
             r#"{"value":{"contact":"Dana","sku":"A-1192","quantity":40}}"#
-        )
-        .is_none());
+        ));
     }
 }

@@ -275,17 +275,9 @@ pub(crate) fn reply_pieces(
     response: AiResponse,
     chunk_chars: Option<NonZeroUsize>,
 ) -> Vec<StreamPiece> {
-    let AiResponse {
-        text,
-        finish_reason,
-        refusal,
-        usage,
-        model,
-        reasoning,
-        ..
-    } = response;
+    let text = response.text;
     let mut pieces = Vec::new();
-    if let Some(reasoning) = reasoning {
+    if let Some(reasoning) = response.reasoning {
         pieces.push(StreamPiece::Reasoning(reasoning));
     }
     match chunk_chars {
@@ -304,13 +296,13 @@ pub(crate) fn reply_pieces(
             }
         }
     }
-    if let Some(refusal) = refusal {
+    if let Some(refusal) = response.refusal {
         pieces.push(StreamPiece::Refusal(refusal));
     }
     pieces.push(StreamPiece::End(StreamEnd::new(
-        finish_reason,
-        usage,
-        model,
+        response.finish_reason,
+        response.usage,
+        response.model,
     )));
     pieces
 }

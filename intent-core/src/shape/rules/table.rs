@@ -35,8 +35,8 @@
 //!     .starts_with("number rules (`minimum`"));
 //! ```
 
+use crate::shape::{Kinds, Scalar, ShapeGraph};
 use crate::shape::{Node, NodeId, StructKind};
-use crate::shape::{Scalar, ShapeGraph};
 
 use super::RuleTarget;
 
@@ -340,19 +340,19 @@ pub const fn multiple_of_refusal(step: f64, naming: RuleNaming) -> Option<&'stat
 }
 
 /// The rule target of a scalar: what `<T as Intent>::__RULE_TARGET` is for the types that
-/// register it.
+/// register it. It follows what JSON the scalar is read from ([`Scalar::kinds`], the one table of
+/// it): a number (also from a string that holds one) takes number rules, a string alone text
+/// rules, anything else none.
 pub const fn scalar_target(scalar: Scalar) -> RuleTarget {
-    match scalar {
-        Scalar::Int(_) | Scalar::Float(_) | Scalar::Decimal => RuleTarget::Number,
-        Scalar::String
-        | Scalar::Char
-        | Scalar::Date
-        | Scalar::Time
-        | Scalar::DateTime
-        | Scalar::DateTimeOffset
-        | Scalar::Uuid
-        | Scalar::Url => RuleTarget::Text,
-        Scalar::Bool | Scalar::Unit | Scalar::Json | Scalar::JsonObject => RuleTarget::Other,
+    let kinds = scalar.kinds();
+    if kinds.is_any() {
+        RuleTarget::Other
+    } else if kinds.meets(Kinds::NUMBER) {
+        RuleTarget::Number
+    } else if kinds.meets(Kinds::STRING) {
+        RuleTarget::Text
+    } else {
+        RuleTarget::Other
     }
 }
 
