@@ -932,14 +932,17 @@ async fn run_sends_each_attached_file_after_the_text_and_refuses_a_bad_one() {
 #[tokio::test]
 async fn map_built_without_its_feature_says_how_to_get_it() {
     let ran = intent(
-        &["map", "intents", "triage", "--input", "t.csv", "--output", "o.csv"],
+        &[
+            "map", "intents", "triage", "--input", "t.csv", "--output", "o.csv",
+        ],
         &[],
         None,
     )
     .await
     .expect(2);
     assert!(
-        ran.stderr.contains("cargo install intent-cli --features map"),
+        ran.stderr
+            .contains("cargo install intent-cli --features map"),
         "{}",
         ran.stderr
     );
