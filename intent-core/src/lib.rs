@@ -172,6 +172,9 @@ pub mod read;
 pub mod schema;
 pub mod shape;
 pub mod stream;
+#[cfg(feature = "arrow")]
+#[cfg_attr(docsrs, doc(cfg(feature = "arrow")))]
+pub mod table;
 pub mod testing;
 
 pub use attachment::{Attachment, ImageDetail};

@@ -4,4 +4,6 @@ mod attachments;
 mod attachments_wire;
 mod each;
 mod scale;
+#[cfg(feature = "tables")]
+mod tables;
 mod values;

@@ -4,6 +4,7 @@ mod anthropic;
 mod anthropic_stream;
 mod attachments;
 mod attempt_reasoning;
+mod conformance;
 mod escalation;
 mod fallback;
 mod gemini;

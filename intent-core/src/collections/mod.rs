@@ -56,11 +56,15 @@ mod batch;
 mod call;
 mod chunk;
 mod chunk_reply;
+#[cfg(feature = "arrow")]
+mod columns;
 mod each;
 mod element_stream;
 mod input_stream;
 mod observed;
 mod result;
+#[cfg(feature = "arrow")]
+mod rows;
 mod run;
 
 #[cfg(feature = "progress-bar")]

@@ -11,6 +11,9 @@ use tokio::process::Command;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+#[cfg(feature = "map")]
+mod map;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -92,18 +95,22 @@ fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
+/// The last user message of a chat completion request's body.
+fn user_message(body: &Value) -> &str {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rfind(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+}
+
 /// Answers each chat completion by the first rule whose needle is in the user message.
 struct ByContent(Vec<(&'static str, Value)>);
 
 impl Respond for ByContent {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
-        let user = body["messages"]
-            .as_array()
-            .and_then(|m| m.iter().rfind(|m| m["role"] == "user"))
-            .and_then(|m| m["content"].as_str())
-            .unwrap_or_default()
-            .to_owned();
+        let user = user_message(&body);
         let content = self
             .0
             .iter()
@@ -917,5 +924,25 @@ async fn run_sends_each_attached_file_after_the_text_and_refuses_a_bad_one() {
         model.received_requests().await.unwrap().len(),
         1,
         "nothing more was sent"
+    );
+}
+
+#[cfg(not(feature = "map"))]
+#[tokio::test]
+async fn map_built_without_its_feature_says_how_to_get_it() {
+    let ran = intent(
+        &[
+            "map", "intents", "triage", "--input", "t.csv", "--output", "o.csv",
+        ],
+        &[],
+        None,
+    )
+    .await
+    .expect(2);
+    assert!(
+        ran.stderr
+            .contains("cargo install intent-cli --features map"),
+        "{}",
+        ran.stderr
     );
 }
