@@ -13,12 +13,10 @@ use futures::stream::{self, StreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
 use intent_core::catalog::{CatalogIntent, IntentShape};
 use intent_core::collections::{BatchOptions, ElementIssue};
-use intent_core::provider::Provider;
+use intent_core::pricing::Price;
+use intent_core::provider::{AnthropicProvider, OpenAiProvider, Provider};
 use intent_core::table::{self, Table};
-use intent_core::{
-    AiRequestOptions, AnthropicProvider, Intent, IntentClient, OpenAiProvider, Price, ResultIssue,
-    Usage,
-};
+use intent_core::{AiRequestOptions, Intent, IntentClient, ResultIssue, Usage};
 use serde::Serialize;
 use serde_json::{json, Value};
 

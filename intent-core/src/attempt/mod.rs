@@ -1,20 +1,18 @@
 //! The attempt loop: awaiting an [`AiCall`] runs it. Each attempt takes three steps, one module
 //! each, and the loop retries with the findings within the call's [`limits`]:
 //!
-//! 1. [`answer`]: the reply, from the cache (first attempts only) or the providers;
-//! 2. [`check`]: how the reply ended, what the reader and the call's checks find, the judge;
+//! 1. [`reply`]: the reply, from the cache (first attempts only) or the providers;
+//! 2. [`checks`]: how the reply ended, what the reader and the call's checks find (the answer
+//!    checks each in a file of its own: `copied_example`, `empty_list`, `rule_bound`,
+//!    `truncation`), the judge;
 //! 3. [`finish`]: the attempt's record and span, the cache write of a reply that passed, and the
 //!    call's result.
 
-mod answer;
-mod bounds;
-mod budget;
-mod check;
-mod copied;
-mod empty;
+mod checks;
 mod finish;
 mod limits;
-mod truncation;
+mod reply;
+mod token_budget;
 
 use std::any::type_name;
 use std::future::{Future, IntoFuture};
@@ -24,13 +22,13 @@ use std::time::Instant;
 use futures::FutureExt;
 use tracing::Instrument;
 
-pub(crate) use self::answer::asked;
-pub(crate) use self::check::finish_issue;
+pub(crate) use self::checks::finish_issue;
 pub(crate) use self::limits::Limits;
+pub(crate) use self::reply::asked;
 
-use self::answer::Answered;
-use self::check::Checked;
+use self::checks::Checked;
 use self::finish::Tally;
+use self::reply::Answered;
 use crate::cache::Cache;
 use crate::call::AiCall;
 use crate::client::IntentClient;
@@ -160,9 +158,10 @@ async fn run_inner<T: Intent + Send>(
     // A policy that may not retry takes the answer at once: a switch turned off makes it so.
     let switches = options.answer_checks.unwrap_or_default();
     let attempts_if = |on: bool| if on { limits.max_attempts } else { 1 };
-    let empty_lists = empty::EmptyListPolicy::new(&info, &input, attempts_if(switches.empty_lists));
-    let bounds = bounds::BoundPolicy::new(&info, &input, attempts_if(switches.rule_bounds));
-    let copied = copied::CopiedPolicy::new(
+    let empty_lists =
+        checks::EmptyListPolicy::new(&info, &input, attempts_if(switches.empty_lists));
+    let bounds = checks::BoundPolicy::new(&info, &input, attempts_if(switches.rule_bounds));
+    let copied = checks::CopiedPolicy::new(
         &options.examples,
         &input.text,
         attempts_if(switches.copied_examples),
@@ -173,7 +172,7 @@ async fn run_inner<T: Intent + Send>(
     let grounds = || grounds.get_or_init(|| Grounds::of(&input));
     let verify = |text: &str| {
         let want_json = bounds.applies() || samples.applies() || !grounded.is_empty();
-        let (value, json) = check::read_checked(&info, &checks, &json_checks, text, want_json)?;
+        let (value, json) = checks::read_checked(&info, &checks, &json_checks, text, want_json)?;
         // A grounded member the input does not hold has no way out.
         if let Some(json) = json.as_ref().filter(|_| !grounded.is_empty()) {
             let missing = grounded.check(json, grounds());
@@ -253,14 +252,14 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
         let started = Instant::now();
         let mut request = job.plan.request(tally.last());
         let mut record = AttemptRecord::new(number);
-        if let Err(limit) = budget::fit(&mut request, limits, tally.usage, &tally.records) {
+        if let Err(limit) = token_budget::fit(&mut request, limits, tally.usage, &tally.records) {
             return tally.fail_with(Some(limit));
         }
         let span = observe::spans::attempt(number);
         observe::attempt_started(number);
 
         let mut answer =
-            match answer::answer(job, limits, &request, number, &mut first_key, &span).await {
+            match reply::answer(job, limits, &request, number, &mut first_key, &span).await {
                 Answered::Reply(answer) => answer,
                 Answered::Deadline => {
                     // No provider answered: the record names the one that was asked.
@@ -294,7 +293,7 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
         }
         tally.usage += answer.response.usage;
 
-        let checked = check::check(
+        let checked = checks::check(
             job,
             limits,
             &request,
@@ -321,7 +320,7 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
             finish::store(job.cache(), first_key.as_ref(), &record).await;
             return tally.succeed(value, record);
         }
-        let repeated = truncation::repeated_cut(tally.last(), &record);
+        let repeated = checks::repeated_cut(tally.last(), &record);
         tally.records.push(record);
         if repeated.is_some() {
             return tally.fail_with(repeated);

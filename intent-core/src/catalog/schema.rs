@@ -10,7 +10,7 @@ use super::rules::number;
 use crate::read;
 use crate::result::{IssueKind, ResultIssue};
 use crate::schema::build_envelope_from_schema;
-use crate::shape::{plural, rule_line, MemberStep};
+use crate::shape::{plural, rule_line};
 
 /// How deep the schema is walked for constraints to state.
 const MAX_STATED_DEPTH: usize = 32;
@@ -151,14 +151,7 @@ fn stated(node: &Value, path: &mut Vec<Step>, depth: usize, out: &mut Vec<String
             Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
             _ => false,
         };
-        let steps: Vec<MemberStep<'_>> = path
-            .iter()
-            .map(|step| match step {
-                Step::Member(name) => MemberStep::Member(name),
-                Step::Items => MemberStep::Each,
-                Step::Values => MemberStep::EachValue,
-            })
-            .collect();
+        let steps = Step::member_steps(path);
         out.push(rule_line(&steps, nullable, &words));
     }
     if let Some(Value::Object(properties)) = map.get("properties") {

@@ -589,49 +589,46 @@ impl<'g> ser::Serializer for Probe<'g, '_> {
     }
 }
 
-impl ser::SerializeSeq for Collect<'_> {
-    type Ok = NodeId;
-    type Error = ProbeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ProbeError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<NodeId, ProbeError> {
-        self.finish_seq()
-    }
+/// Sequences, tuples and tuple structs: each element probed as a list's element.
+macro_rules! sequence {
+    ($($serializer:ident::$element:ident),*) => {$(
+        impl ser::$serializer for Collect<'_> {
+            type Ok = NodeId;
+            type Error = ProbeError;
+            fn $element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ProbeError> {
+                self.element(value)
+            }
+            fn end(self) -> Result<NodeId, ProbeError> {
+                self.finish_seq()
+            }
+        }
+    )*};
 }
+sequence!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
-impl ser::SerializeTuple for Collect<'_> {
-    type Ok = NodeId;
-    type Error = ProbeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ProbeError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<NodeId, ProbeError> {
-        self.finish_seq()
-    }
+/// Variants with members: their shape is not probed (an object, whatever it holds).
+macro_rules! variant {
+    ($($serializer:ident($($member:ty),*)),*) => {$(
+        impl ser::$serializer for Collect<'_> {
+            type Ok = NodeId;
+            type Error = ProbeError;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, $(_: $member),*) -> Result<(), ProbeError> {
+                Ok(())
+            }
+            fn end(self) -> Result<NodeId, ProbeError> {
+                Ok(self.graph.scalar(Scalar::JsonObject))
+            }
+        }
+    )*};
 }
-
-impl ser::SerializeTupleStruct for Collect<'_> {
-    type Ok = NodeId;
-    type Error = ProbeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ProbeError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<NodeId, ProbeError> {
-        self.finish_seq()
-    }
-}
-
-impl ser::SerializeTupleVariant for Collect<'_> {
-    type Ok = NodeId;
-    type Error = ProbeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), ProbeError> {
-        Ok(())
-    }
-    fn end(self) -> Result<NodeId, ProbeError> {
-        Ok(self.graph.scalar(Scalar::JsonObject))
-    }
-}
+variant!(
+    SerializeTupleVariant(&T),
+    SerializeStructVariant(&'static str, &T)
+);
 
 impl ser::SerializeMap for Collect<'_> {
     type Ok = NodeId;
@@ -677,20 +674,5 @@ impl ser::SerializeStruct for Collect<'_> {
     }
     fn end(self) -> Result<NodeId, ProbeError> {
         self.finish_struct()
-    }
-}
-
-impl ser::SerializeStructVariant for Collect<'_> {
-    type Ok = NodeId;
-    type Error = ProbeError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), ProbeError> {
-        Ok(())
-    }
-    fn end(self) -> Result<NodeId, ProbeError> {
-        Ok(self.graph.scalar(Scalar::JsonObject))
     }
 }

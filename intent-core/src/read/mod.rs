@@ -56,16 +56,21 @@ mod scalar;
 mod text;
 mod verify;
 
-pub use findings::MAX_FINDINGS;
-pub use lenient::MAX_DEPTH;
-pub use verify::{MAX_WALK_DEPTH, MAX_WALK_STEPS};
+pub(crate) use findings::MAX_FINDINGS;
+#[allow(unused_imports)] // Named by the docs above.
+pub(crate) use lenient::MAX_DEPTH;
+#[allow(unused_imports)]
+pub(crate) use verify::{MAX_WALK_DEPTH, MAX_WALK_STEPS};
 
 pub(crate) use answer::Answer;
-pub(crate) use findings::{bounded as bounded_findings, Findings};
+pub(crate) use findings::bounded as bounded_findings;
+#[cfg(feature = "catalog")]
+pub(crate) use findings::Findings;
 pub(crate) use json::{read_json, read_reply_json, read_value_with};
 pub(crate) use locate::split_reasoning;
 pub(crate) use path::join as join_pointer;
 pub(crate) use path::push_token as push_pointer_token;
+#[cfg(feature = "catalog")]
 pub(crate) use rules::messages as rule_messages;
 
 use std::borrow::Cow;

@@ -253,6 +253,6 @@ fn strip_utc(s: &str) -> Option<&str> {
 }
 
 #[cfg(not(feature = "chrono"))]
-fn temporal(_: Scalar, _: &str, _: &mut Value) -> Result<(), String> {
+fn temporal(_: Scalar, _: &dyn Display, _: &mut Value) -> Result<(), String> {
     Ok(())
 }

@@ -73,7 +73,7 @@ impl Transport {
         let no_headers = HeaderMap::new();
         let post = Post {
             provider,
-            url: &url,
+            url: std::borrow::Cow::Borrowed(&url),
             headers: &no_headers,
             body: Vec::new(),
             key,

@@ -39,6 +39,7 @@
 //!
 //! For a text result the view is the text so far, a leading reasoning block skipped.
 
+#[cfg(feature = "__internals")]
 mod pieces;
 mod prose;
 mod raw;
@@ -49,6 +50,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+#[cfg(feature = "__internals")]
 pub use self::pieces::{read_elements_in_pieces, read_in_pieces};
 use self::prose::Prose;
 use self::raw::RawElement;

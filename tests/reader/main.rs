@@ -1,0 +1,6 @@
+//! Integration tests: reader (one binary, one module per theme).
+
+mod corpus;
+mod no_wrong_value;
+mod props;
+mod typed_output;

@@ -1,0 +1,6 @@
+//! Integration tests: schema (one binary, one module per theme).
+
+mod make_strict;
+mod prompt_golden;
+mod prompt_plan;
+mod runtime_envelope;

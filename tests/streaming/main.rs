@@ -1,0 +1,7 @@
+//! Integration tests: streamed calls (one binary, one module per theme).
+
+mod calls;
+mod collections;
+mod elements;
+mod typed_partials;
+mod wire;

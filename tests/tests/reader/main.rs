@@ -1,7 +1,0 @@
-//! Integration tests: reader (one binary, one module per theme).
-
-mod common;
-mod corpus;
-mod no_wrong_value;
-mod props;
-mod typed_output;

@@ -1,7 +1,0 @@
-//! Integration tests: schema (one binary, one module per theme).
-
-mod make_strict;
-mod prompt_golden;
-mod prompt_plan;
-mod runtime_envelope;
-mod support;
