@@ -8,7 +8,7 @@ use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{Kinds, Node, Scalar, TypeInfo};
 
 use super::findings::Findings;
-use super::lenient::{self, Parsed};
+use super::parse::{self, Parsed};
 use super::path::{self, Path};
 use super::verify::Walker;
 
@@ -60,7 +60,7 @@ fn held_json(info: &TypeInfo, value: &Value) -> Option<Parsed> {
     {
         return None;
     }
-    let parsed = lenient::parse_at(text, 0).ok()?;
+    let parsed = parse::parse_at(text, 0).ok()?;
     text[parsed.end..]
         .chars()
         .all(super::text::is_space)

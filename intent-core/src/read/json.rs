@@ -10,7 +10,7 @@ use crate::shape::{TargetKind, TypeInfo};
 
 use super::answer::{self, Answer};
 use super::findings::Findings;
-use super::scalar::describe;
+use super::verify::scalar::describe;
 use super::{locate, read_text, text_value};
 
 /// Reads a value that is already JSON (the `<result>` itself, not its envelope) into a `T`: the

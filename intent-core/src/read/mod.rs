@@ -42,22 +42,18 @@
 //! is the value; an empty reply is an issue.
 
 mod answer;
-mod enums;
 mod fast;
 mod findings;
 pub(crate) mod json;
-mod lenient;
 mod locate;
-pub(crate) mod number;
+mod parse;
 pub(crate) mod partial;
 mod path;
-mod rules;
-mod scalar;
 mod text;
 mod verify;
 
 pub use findings::MAX_FINDINGS;
-pub use lenient::MAX_DEPTH;
+pub use parse::MAX_DEPTH;
 pub use verify::{MAX_WALK_DEPTH, MAX_WALK_STEPS};
 
 pub(crate) use answer::Answer;
@@ -65,7 +61,7 @@ pub(crate) use findings::{bounded as bounded_findings, Findings};
 pub(crate) use json::{read_json, read_reply_json, read_value_with};
 pub(crate) use locate::split_reasoning;
 pub(crate) use path::join as join_pointer;
-pub(crate) use rules::messages as rule_messages;
+pub(crate) use verify::rules::messages as rule_messages;
 
 use std::borrow::Cow;
 

@@ -6,7 +6,7 @@
 //! (`"b": {...}`); after a bare string, an odd number of quotes (`"A 27" monitor"`). Such an
 //! answer is a part of something larger that did not parse, never the answer.
 
-use super::super::number;
+use super::super::parse::number;
 use super::super::text::is_space;
 use super::scan::{literal, literal_value};
 

@@ -31,7 +31,7 @@
 //!    may follow it in the prose (`false or true`).
 //!
 //! Tokens inside JSON end at a delimiter too, leading zeros are refused, and Unicode white space
-//! separates tokens ([`lenient`](super::lenient), [`number`](super::number)). Markdown bullets and
+//! separates tokens ([`parse`](super::parse), [`number`](super::parse::number)). Markdown bullets and
 //! numbers before the JSON (`- {...}`, `1. {...}`) are prose.
 
 mod gap;

@@ -10,8 +10,7 @@
 
 use std::ops::Range;
 
-use super::super::lenient::{self, ParseError, Parsed};
-use super::super::number;
+use super::super::parse::{self, number, ParseError, Parsed};
 use super::super::text::is_space;
 
 /// The reasoning tags: `<think>`, `<thinking>`, `<reasoning>` (any case).
@@ -223,7 +222,7 @@ impl Scanner<'_> {
                 }
             }
             if c == '{' || c == '[' {
-                match lenient::parse_at(text, pos) {
+                match parse::parse_at(text, pos) {
                     Ok(parsed) => {
                         let end = parsed.end;
                         self.candidate(pos, end, Form::Complete(parsed), false);
@@ -290,7 +289,7 @@ impl Scanner<'_> {
         let text = self.text;
         let rest = &text[pos..];
         match rest.as_bytes()[0] {
-            b'"' => match lenient::parse_at(text, pos) {
+            b'"' => match parse::parse_at(text, pos) {
                 Ok(parsed) => {
                     let end = parsed.end;
                     self.candidate(pos, end, Form::Complete(parsed), true);
@@ -307,7 +306,7 @@ impl Scanner<'_> {
                 }
             },
             // An apostrophe that closes no string is prose.
-            b'\'' => match lenient::parse_at(text, pos) {
+            b'\'' => match parse::parse_at(text, pos) {
                 Ok(parsed) => {
                     let end = parsed.end;
                     self.candidate(pos, end, Form::Complete(parsed), true);

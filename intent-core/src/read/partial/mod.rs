@@ -3,7 +3,7 @@
 //!
 //! [`PartialReader::push`] takes the reply's next piece. The reader keeps the answer so far as
 //! JSON ([`PartialReader::value`]) and, the moment a member closes, checks it against the shape
-//! with the same walker and rules the final reading uses ([`super::verify`], [`super::rules`],
+//! with the same walker and rules the final reading uses ([`super::verify`], [`super::verify::rules`],
 //! which ask the shape's table in `shape/accepts.rs`):
 //!
 //! - A member that passes is shown, normalized as the final reading normalizes it (wire names,
@@ -56,7 +56,7 @@ use self::scan::{NotJson, Scanner, Token};
 pub(crate) use self::tree::Seg;
 use self::tree::{tree_here, value_in, Capture};
 use super::path::Path;
-use super::rules;
+use super::verify::rules;
 use super::verify::{field_named, Walker};
 use crate::result::ResultIssue;
 use crate::schema::ENVELOPE_PROPERTY;

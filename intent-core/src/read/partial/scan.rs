@@ -265,7 +265,7 @@ fn word_token(word: &str) -> Result<(Value, bool), NotJson> {
         }
     }
     let value = word_value(word)?;
-    let lossy = crate::read::number::loses_fraction(word, &value);
+    let lossy = crate::read::parse::number::loses_fraction(word, &value);
     Ok((value, lossy))
 }
 

@@ -12,9 +12,9 @@ use serde_json::{Number, Value};
 
 use crate::shape::{FloatKind, IntKind, Scalar, TextForm};
 
-use super::number;
 use super::rules::num;
-use super::text::clip;
+use crate::read::parse::number;
+use crate::read::text::clip;
 
 /// The largest magnitude below which every whole `f64` is exactly the integer it was written as.
 const EXACT_F64: f64 = 9_007_199_254_740_992.0;

@@ -9,7 +9,7 @@
 
 use serde_json::{Number, Value};
 
-use super::text::clip;
+use crate::read::text::{self, clip};
 
 /// Why a token is not a JSON number.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +94,7 @@ fn not_a_number(text: &str, ends: &impl Fn(&str) -> bool) -> Bad {
     let end = text
         .char_indices()
         .skip(1)
-        .find(|&(at, c)| super::text::is_space(c) || ends(&text[at..]))
+        .find(|&(at, c)| text::is_space(c) || ends(&text[at..]))
         .map_or(text.len(), |(at, _)| at);
     Bad::Wrong(format!(
         "`{}` is not a JSON number; write a number such as 4250 or 0.75 (no separators, fractions or units), or put the text in quotes",
@@ -103,7 +103,7 @@ fn not_a_number(text: &str, ends: &impl Fn(&str) -> bool) -> Bad {
 }
 
 fn wrong(text: &str, what: &str) -> Bad {
-    let end = text.find(super::text::is_space).unwrap_or(text.len());
+    let end = text.find(text::is_space).unwrap_or(text.len());
     Bad::Wrong(format!("{what}: `{}`", clip(&text[..end])))
 }
 
@@ -114,14 +114,14 @@ pub(crate) fn ends_in_json(rest: &str) -> bool {
     match chars.next() {
         None | Some(',' | ']' | '}' | ':') => true,
         Some('/') => matches!(chars.next(), Some('/' | '*')),
-        Some(c) => super::text::is_space(c),
+        Some(c) => text::is_space(c),
     }
 }
 
 /// The JSON number that a string holds, trimmed (`" 40 "` holds 40), by the grammar above; `None`
 /// when it holds none, or one a double cannot hold without losing its fraction.
 pub(crate) fn in_text(text: &str) -> Option<Value> {
-    let token = text.trim_matches(super::text::is_space);
+    let token = text.trim_matches(text::is_space);
     if !matches!(token.as_bytes().first(), Some(b'-' | b'0'..=b'9')) {
         return None;
     }
