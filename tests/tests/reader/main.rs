@@ -3,5 +3,6 @@
 mod common;
 mod corpus;
 mod no_wrong_value;
+mod peer_corpus;
 mod props;
 mod typed_output;

@@ -24,8 +24,10 @@
 //!    answer (or its issues are); several that all read to the same value are one answer; several
 //!    that differ, or of which one does not read, are refused naming the first two that disagree.
 //! 6. **Prose around the answer, not JSON.** The text after the answer must not continue JSON
-//!    (a closing bracket it did not open, `:`, a `"`, or `,` and more JSON), nor may the text
-//!    before it end with a member name and its colon ([`gap`]). A bare number, string or literal
+//!    (a closing bracket it did not open, `:`, a `"`, or `,` and more JSON), nor hold more values
+//!    after a comma (`{}, {}, {}`) or joined with `+` (`"hello" + " world"`), comments between
+//!    them or not: reading the first alone would drop the rest, so such a reply is refused with
+//!    that reason. Nor may the text before it end with a member name and its colon ([`gap`]). A bare number, string or literal
 //!    counts only at the very start of the reply, must end at white space (`4,250`, `3/4` and
 //!    `512e7f30-…` are no numbers), and no second bare number or literal of a kind the type takes
 //!    may follow it in the prose (`false or true`).
@@ -46,6 +48,7 @@ use crate::shape::{Kinds, TypeInfo};
 
 use super::answer::{self, Answer};
 use super::text::{clip, position};
+use gap::Debris;
 use scan::{Candidate, Form};
 
 /// What a model is asked to reply, added to issues about the reply's form.
@@ -178,12 +181,20 @@ fn read(info: &TypeInfo, candidate: &mut Candidate) -> Result<Answer, Vec<Result
 fn surroundings(kinds: Kinds, text: &str, candidate: &Candidate) -> Result<(), Vec<ResultIssue>> {
     let after = &text[candidate.after.clone()];
     let bare_string = candidate.scalar && text[candidate.start..].starts_with(['"', '\'']);
-    if gap::debris_after(&text[candidate.end..], after, bare_string) {
-        return Err(parse_issue(format!(
-            "The reply's JSON value {} is followed by `{}`, which looks like more JSON but is not part of the value; reply with exactly one complete JSON value (a quote inside a string is written \\\").",
-            shown(text, candidate),
-            clip(text[candidate.end..].trim_matches(super::text::is_space))
-        )));
+    if let Some(debris) = gap::debris_after(&text[candidate.end..], after, bare_string) {
+        let value = shown(text, candidate);
+        let rest = clip(text[candidate.end..].trim_matches(super::text::is_space));
+        return Err(parse_issue(match debris {
+            Debris::Continues => format!(
+                "The reply's JSON value {value} is followed by `{rest}`, which looks like more JSON but is not part of the value; reply with exactly one complete JSON value (a quote inside a string is written \\\")."
+            ),
+            Debris::Values => format!(
+                "The reply's JSON value {value} is followed by `{rest}`: several values separated by commas are not one JSON value, and reading the first alone would drop the others; reply with exactly one JSON value (several go in one list: [..., ...])."
+            ),
+            Debris::Joined => format!(
+                "The reply's JSON value {value} is followed by `{rest}`: values joined with `+` are an expression, not JSON, and reading the first part alone would drop the rest; reply with the whole value as one JSON value (one string for a text)."
+            ),
+        }));
     }
     let before = &text[..candidate.start];
     if gap::debris_before(before) {

@@ -314,9 +314,16 @@ impl Scanner<'_> {
                 }
                 Err(_) => None,
             },
-            b'-' | b'0'..=b'9' => {
+            b'-' | b'.' | b'0'..=b'9' => {
+                if rest.starts_with('.') && !rest[1..].starts_with(|c: char| c.is_ascii_digit()) {
+                    return None;
+                }
                 let ends = |after: &str| after.chars().next().is_none_or(is_space);
                 let token = match number::scan(rest, ends) {
+                    // `1. ` before more text is a numbered item in prose, not the number 1.
+                    Ok(len) if rest[..len].ends_with('.') && !rest[len..].chars().all(is_space) => {
+                        return None;
+                    }
                     Ok(len) => &rest[..len],
                     Err(number::Bad::Wrong(message)) => {
                         self.out.leading_error.get_or_insert(message);
@@ -469,5 +476,8 @@ mod tests {
         assert!(scan("4,250").leading_error.unwrap().contains("`4,250`"));
         assert!(scan("'Twas so").candidates.is_empty());
         assert_eq!(forms("1. {\"a\": 1}"), ["complete"]);
+        assert_eq!(forms("2."), ["complete"]);
+        assert_eq!(forms(".25"), ["complete"]);
+        assert_eq!(forms("- .25"), Vec::<&str>::new());
     }
 }

@@ -197,6 +197,10 @@ impl<'a> Parser<'a> {
             Some(b'[') => self.nested(|p| p.array(path)),
             Some(q @ (b'"' | b'\'')) => self.string(q).map(Value::String),
             Some(b'-' | b'0'..=b'9') => self.number(),
+            // `.25`: a number whose whole part is left out.
+            Some(b'.') if self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit) => {
+                self.number()
+            }
             Some(_) => self.word(),
         }
     }
