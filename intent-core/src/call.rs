@@ -5,6 +5,7 @@
 //! that runs a call.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -14,6 +15,7 @@ use crate::client::IntentClient;
 use crate::error::IntentError;
 use crate::input::{self, SerializedInput};
 use crate::options::AiRequestOptions;
+use crate::read::RuntimeSchema;
 use crate::result::ResultIssue;
 use crate::shape::{rule_line, MemberStep};
 
@@ -81,6 +83,9 @@ pub struct AiCall<'a, T> {
     pub(crate) options: AiRequestOptions,
     pub(crate) checks: Vec<Check<'a, T>>,
     pub(crate) json_checks: Vec<JsonCheck<'a>>,
+    /// The runtime schema compiled before the call was made (an intent file's, compiled when
+    /// the file was loaded): used while `options.output_schema` is still that schema.
+    pub(crate) schema: Option<Arc<RuntimeSchema>>,
 }
 
 impl<T> fmt::Debug for AiCall<'_, T> {
@@ -107,6 +112,7 @@ impl<'a, T> AiCall<'a, T> {
             options: client.default_options().clone(),
             checks: Vec::new(),
             json_checks: Vec::new(),
+            schema: None,
         }
     }
 
@@ -120,6 +126,7 @@ impl<'a, T> AiCall<'a, T> {
             options: AiRequestOptions::default(),
             checks: Vec::new(),
             json_checks: Vec::new(),
+            schema: None,
         }
     }
 
@@ -239,11 +246,26 @@ impl<'a, T> AiCall<'a, T> {
 }
 
 impl IntentClient {
-    /// Asks for a result shaped by a JSON schema chosen at run time; the value comes back as JSON.
+    /// Asks for a result shaped by a JSON schema chosen at run time; the value comes back as JSON,
+    /// verified against the **whole** schema.
     ///
-    /// The schema is sent strict (see [`build_envelope_from_schema`](crate::schema::build_envelope_from_schema));
-    /// the reply is checked to be JSON and not null. Use `validate` for the rest, or an intent
-    /// catalog, which checks the full schema.
+    /// The schema is sent strict (see [`build_envelope_from_schema`](crate::schema::build_envelope_from_schema)),
+    /// which drops the constraints providers' strict modes refuse (`minimum`, `pattern`,
+    /// `maxLength`, ...) and which a provider does not enforce at all when the call runs in
+    /// JSON-object mode (the schema step-down, a server without structured output). So the
+    /// constraints the strict copy drops, and every `format`, are stated in the prompt's output
+    /// requirements, and every reply is verified against the schema as given: every keyword of
+    /// drafts 4 to 2020-12, formats asserted (`date`, `date-time`, `time`, `duration`, `email`,
+    /// `hostname`, `ipv4`, `ipv6`, `uri`, `uuid`, `regex` and the rest the JSON Schema
+    /// specification defines; another format is stated to the model, not checked). Each
+    /// violation is an issue at its JSON pointer under `/value`, sent back to the model on the
+    /// next attempt; `null` answers only where the schema allows it. A schema that breaks its
+    /// meta-schema, has a `pattern` that does not compile or a `$ref` to another document (never
+    /// fetched) fails the call before anything is sent, naming the keyword and its place. The
+    /// behaviour reference checks only that the reply is JSON; this checks it all.
+    ///
+    /// The schema is compiled once per call. Streamed partials of such a call (`.stream()`)
+    /// are read as any JSON; the schema verifies the answer when it is whole, before `Done`.
     ///
     /// ```
     /// use intent_core::prelude::*;
@@ -253,6 +275,16 @@ impl IntentClient {
     /// let schema = serde_json::json!({"type": "object", "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}}});
     /// let line = client.transform("4 of A-1", "Extract the SKU and quantity.", schema).await;
     /// assert_eq!(line.value().unwrap()["quantity"], 4);
+    ///
+    /// // The whole schema is verified, the constraints the strict copy drops included.
+    /// let client = IntentClient::new(ScriptedProvider::new([
+    ///     r#"{"value": {"email": "dana at example"}}"#,
+    ///     r#"{"value": {"email": "dana@example.com"}}"#,
+    /// ]));
+    /// let schema = serde_json::json!({"type": "object", "properties": {"email": {"type": "string", "format": "email"}}, "required": ["email"]});
+    /// let contact = client.transform("Dana, dana@example.com", "Extract the email address.", schema).await;
+    /// assert_eq!(contact.value().unwrap()["email"], "dana@example.com");
+    /// assert_eq!(contact.attempts()[0].issues[0].path.as_deref(), Some("/value/email"));
     /// # });
     /// ```
     pub fn transform<'a, I>(

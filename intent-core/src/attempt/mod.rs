@@ -19,6 +19,7 @@ mod truncation;
 use std::any::type_name;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Instant;
 
 use tracing::Instrument;
@@ -40,6 +41,7 @@ use crate::observe;
 use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
 use crate::provider::ProviderErrorKind;
+use crate::read::RuntimeSchema;
 use crate::relay::Relay;
 use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue};
 
@@ -116,9 +118,10 @@ async fn run_inner<T: Intent + Send>(
         client,
         input,
         intent,
-        options,
+        mut options,
         checks,
         json_checks,
+        schema,
     } = call;
     let input = match input {
         Ok(input) => input,
@@ -131,6 +134,10 @@ async fn run_inner<T: Intent + Send>(
         }
     };
     let info = T::type_info();
+    let schema = match runtime_schema(&info, &mut options, schema) {
+        Ok(schema) => schema,
+        Err(issue) => return AiResult::failure(vec![issue]),
+    };
     let plan = match prompt::plan(&info, &options, intent, &input) {
         Ok(plan) => plan,
         Err(error) => {
@@ -144,8 +151,14 @@ async fn run_inner<T: Intent + Send>(
     let empty_lists = empty::EmptyListPolicy::new(&info, &input, limits.max_attempts);
     let bounds = bounds::BoundPolicy::new(&info, &input, limits.max_attempts);
     let verify = |text: &str| {
-        let (value, json) =
-            check::read_checked(&info, &checks, &json_checks, text, bounds.applies())?;
+        let (value, json) = check::read_checked(
+            &info,
+            schema.as_deref(),
+            &checks,
+            &json_checks,
+            text,
+            bounds.applies(),
+        )?;
         if let Some(issue) = empty_lists.check(text) {
             return Err(vec![issue]);
         }
@@ -167,6 +180,46 @@ async fn run_inner<T: Intent + Send>(
         step_downs: Default::default(),
     };
     attempts(&job, &limits).await
+}
+
+/// The runtime schema of a call whose result is JSON and whose options carry an `output_schema`:
+/// `compiled` when it is that schema (an intent file's, compiled once when loaded), else compiled
+/// now, once for all the call's attempts. The constraints its strict copy drops are added to the
+/// options' rule lines, so the prompt states them. A schema that cannot be checked fails the call
+/// before anything is sent.
+fn runtime_schema(
+    info: &crate::shape::TypeInfo,
+    options: &mut AiRequestOptions,
+    compiled: Option<Arc<RuntimeSchema>>,
+) -> Result<Option<Arc<RuntimeSchema>>, ResultIssue> {
+    let Some(source) = &options.output_schema else {
+        return Ok(None);
+    };
+    let json_result = matches!(
+        info.graph().node(info.root()),
+        crate::shape::Node::Scalar(crate::shape::Scalar::Json | crate::shape::Scalar::JsonObject)
+    );
+    if !json_result {
+        // The plan refuses an output schema for a typed result, with its own message.
+        return Ok(None);
+    }
+    let schema = match compiled {
+        Some(compiled) if compiled.source() == source => compiled,
+        _ => Arc::new(RuntimeSchema::compile(source).map_err(|fault| {
+            // A schema that cannot even be sent says so first, as the plan words it.
+            let error = match crate::schema::build_envelope_from_schema(source) {
+                Err(error) => error,
+                Ok(_) => IntentError::InvalidSchema(format!("{fault}; nothing was sent")),
+            };
+            ResultIssue::new(IssueKind::Request, error.to_string())
+        })?),
+    };
+    for line in schema.constraint_lines() {
+        if !options.rule_lines.contains(&line) {
+            options.rule_lines.push(line);
+        }
+    }
+    Ok(Some(schema))
 }
 
 /// Runs the attempts of a planned call whose replies `verify` reads (each chunk of a collection

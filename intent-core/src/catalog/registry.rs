@@ -1,6 +1,7 @@
 //! [`Catalog`]: the intents of one file or one folder, loaded, checked and run.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -192,21 +193,17 @@ impl Catalog {
             Ok(entry) => entry,
             Err(error) => return AiCall::refused(client, error.into()),
         };
-        let call = AiCall::new(client, input, &entry.intent).options(entry.options.clone());
-        if entry.rules.is_empty() {
-            return call;
-        }
-        call.validate_json(move |value| {
-            let mut issues = Vec::new();
-            entry.check_rules(value, &mut issues);
-            issues
-        })
+        with_rules(
+            AiCall::new(client, input, &entry.intent).options(entry.options.clone()),
+            entry,
+        )
     }
 
     /// Runs intent `name`, whose shape is a JSON Schema, on `input`. The schema is sent strict (see
     /// [`build_envelope_from_schema`](crate::schema::build_envelope_from_schema)); the reply is
-    /// checked against the *full* schema, with the constraints the strict copy drops, and against
-    /// the file's rules: each violation is an issue at its path.
+    /// checked against the *full* schema, with the constraints the strict copy drops and its
+    /// formats, by the verifier of [`IntentClient::transform`] (compiled once, when the file was
+    /// loaded), and against the file's rules: each violation is an issue at its path.
     ///
     /// ```
     /// use intent_core::catalog::Catalog;
@@ -242,14 +239,10 @@ impl Catalog {
             ));
             return AiCall::refused(client, error.into());
         };
-        AiCall::new(client, input, &entry.intent)
-            .options(entry.options.clone())
-            .validate_json(move |value| {
-                let mut issues = Vec::new();
-                schema.check(value, &mut issues);
-                entry.check_rules(value, &mut issues);
-                issues
-            })
+        let mut call = AiCall::new(client, input, &entry.intent).options(entry.options.clone());
+        // The schema compiled when the file was loaded verifies every reply (see `transform`).
+        call.schema = Some(Arc::clone(&schema.compiled));
+        with_rules(call, entry)
     }
 
     fn entry(&self, name: &str) -> Result<&CatalogIntent, CatalogError> {
@@ -275,6 +268,18 @@ impl Catalog {
             Source::Text { name, .. } => name,
         }
     }
+}
+
+/// `call` with the file's rules of `entry` checked on every reply, if it has any.
+fn with_rules<'a, T>(call: AiCall<'a, T>, entry: &'a CatalogIntent) -> AiCall<'a, T> {
+    if entry.rules.is_empty() {
+        return call;
+    }
+    call.validate_json(move |value| {
+        let mut issues = Vec::new();
+        entry.check_rules(value, &mut issues);
+        issues
+    })
 }
 
 /// Reads and checks every intent of `source`.

@@ -56,6 +56,7 @@ mod batch;
 mod call;
 mod chunk;
 mod each;
+mod element_schema;
 mod observed;
 mod result;
 mod run;

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::call::Check;
 use crate::intent::Intent;
-use crate::read;
+use crate::read::{self, RuntimeSchema};
 use crate::result::{IssueKind, ResultIssue};
 use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{TargetKind, TypeInfo};
@@ -101,6 +101,9 @@ pub(crate) fn below_element(issue: &ResultIssue) -> &str {
 pub(crate) struct ElementReader<'c, O> {
     info: Arc<TypeInfo>,
     checks: &'c [Check<'c, O>],
+    /// The elements' runtime schema (`output_schema` on a collection of JSON values): each
+    /// element is verified against it in full.
+    schema: Option<Arc<RuntimeSchema>>,
 }
 
 impl<'c, O: Intent> ElementReader<'c, O> {
@@ -108,12 +111,27 @@ impl<'c, O: Intent> ElementReader<'c, O> {
         ElementReader {
             info: O::type_info(),
             checks,
+            schema: None,
         }
+    }
+
+    /// The reader, verifying each element against `schema` (when given) instead of reading it
+    /// by the shape of a JSON value, which takes any JSON.
+    pub(crate) fn with_schema(mut self, schema: Option<Arc<RuntimeSchema>>) -> Self {
+        self.schema = schema;
+        self
     }
 
     /// The value, or the findings at paths relative to the element (`/value/..`); `lossy` is
     /// what the chunk's reply says of its numbers (see [`read::Answer`]).
     pub(crate) fn read(&self, value: Value, lossy: &[u64]) -> Result<O, Vec<ResultIssue>> {
+        if let Some(schema) = &self.schema {
+            let issues = schema.check(&value);
+            if !issues.is_empty() {
+                return Err(issues);
+            }
+            return self.check(read::deserialize(value)?);
+        }
         let read = read::read_value_with::<O>(&self.info, value, lossy)?;
         self.check(read)
     }
@@ -310,8 +328,9 @@ fn verify_each_typed<O: Intent>(
     reply: &str,
     indexes: &[usize],
 ) -> Option<Verdict<O>> {
-    // A text result is trimmed and must not be empty, which the list's shape does not say.
-    if reader.info.target() == TargetKind::Text {
+    // A text result is trimmed and must not be empty, which the list's shape does not say; a
+    // runtime schema verifies each element's JSON.
+    if reader.info.target() == TargetKind::Text || reader.schema.is_some() {
         return None;
     }
     let info = TypeInfo::of::<Vec<EachItem<O>>>();

@@ -98,9 +98,13 @@ pub(crate) fn verify(
     let mut walker = Walker::new(info.graph());
     walker.issues = findings;
     walker.lossy = lossy.to_vec();
-    // Any JSON may sit inside a `Value`, but a whole answer of `null` is no answer.
+    // Any JSON may sit inside a `Value`, but a whole answer of `null` is no answer (unless the
+    // type is an `Option`, as a runtime schema's reading is: the schema says).
     let root = info.graph().accepts(info.root());
-    if value.is_null() && matches!(root.node, Node::Scalar(Scalar::Json)) {
+    if value.is_null()
+        && matches!(root.node, Node::Scalar(Scalar::Json))
+        && !matches!(info.graph().node(info.root()), Node::Option(_))
+    {
         walker.issues.push(ResultIssue::at(
             format!("/{ENVELOPE_PROPERTY}"),
             IssueKind::Shape,

@@ -57,11 +57,15 @@ pub use parse::MAX_DEPTH;
 pub use verify::{MAX_WALK_DEPTH, MAX_WALK_STEPS};
 
 pub(crate) use answer::Answer;
-pub(crate) use findings::{bounded as bounded_findings, Findings};
-pub(crate) use json::{read_json, read_reply_json, read_value_with};
+pub(crate) use findings::bounded as bounded_findings;
+pub(crate) use json::{
+    deserialize, read_json, read_reply_json, read_schema_reply, read_value_with,
+};
 pub(crate) use locate::split_reasoning;
 pub(crate) use path::join as join_pointer;
+#[cfg(feature = "catalog")]
 pub(crate) use verify::rules::messages as rule_messages;
+pub(crate) use verify::schema::RuntimeSchema;
 
 use std::borrow::Cow;
 

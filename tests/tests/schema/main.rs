@@ -4,4 +4,5 @@ mod make_strict;
 mod prompt_golden;
 mod prompt_plan;
 mod runtime_envelope;
+mod runtime_verify;
 mod support;

@@ -154,7 +154,7 @@ fn compile_checks(
         match shape {
             Shape::Named(_) if is_text(shape) => check_on_text(&check).map_err(fail)?,
             Shape::Named(_) => {}
-            Shape::Schema(schema) => check_on_schema(&schema.schema, &check).map_err(fail)?,
+            Shape::Schema(schema) => check_on_schema(schema.schema(), &check).map_err(fail)?,
         }
         checks.push(check);
     }

@@ -13,6 +13,7 @@ use scalar::mismatch;
 pub(super) mod enums;
 pub(super) mod rules;
 pub(super) mod scalar;
+pub(super) mod schema;
 
 /// The most shape steps the walk takes down one branch (newtypes and options included), so a type
 /// that wraps itself cannot loop.
