@@ -1,5 +1,7 @@
 //! Integration tests: schema (one binary, one module per theme).
 
+mod conformance;
+mod instances;
 mod make_strict;
 mod prompt_golden;
 mod prompt_plan;
