@@ -264,7 +264,8 @@ impl IntentClient {
     /// fetched) fails the call before anything is sent, naming the keyword and its place. The
     /// behaviour reference checks only that the reply is JSON; this checks it all.
     ///
-    /// The schema is compiled once per call. Streamed partials of such a call (`.stream()`)
+    /// The schema is compiled once, and kept for the next calls with the same schema (the last
+    /// 16 schemas compiled are kept, process-wide). Streamed partials of such a call (`.stream()`)
     /// are read as any JSON; the schema verifies the answer when it is whole, before `Done`.
     ///
     /// ```

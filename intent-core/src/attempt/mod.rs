@@ -184,7 +184,7 @@ async fn run_inner<T: Intent + Send>(
 
 /// The runtime schema of a call whose result is JSON and whose options carry an `output_schema`:
 /// `compiled` when it is that schema (an intent file's, compiled once when loaded), else compiled
-/// now, once for all the call's attempts. The constraints its strict copy drops are added to the
+/// now (or taken from the cache of compiled schemas), once for all the call's attempts. The constraints its strict copy drops are added to the
 /// options' rule lines, so the prompt states them. A schema that cannot be checked fails the call
 /// before anything is sent.
 fn runtime_schema(
@@ -205,14 +205,14 @@ fn runtime_schema(
     }
     let schema = match compiled {
         Some(compiled) if compiled.source() == source => compiled,
-        _ => Arc::new(RuntimeSchema::compile(source).map_err(|fault| {
+        _ => RuntimeSchema::shared(source).map_err(|fault| {
             // A schema that cannot even be sent says so first, as the plan words it.
             let error = match crate::schema::build_envelope_from_schema(source) {
                 Err(error) => error,
                 Ok(_) => IntentError::InvalidSchema(format!("{fault}; nothing was sent")),
             };
             ResultIssue::new(IssueKind::Request, error.to_string())
-        })?),
+        })?,
     };
     for line in schema.constraint_lines() {
         if !options.rule_lines.contains(&line) {

@@ -1,6 +1,7 @@
 //! `map_each` and `map_values` of `serde_json::Value` with an `output_schema`: the schema is each
-//! element's, compiled once per call and verified in full on every element (the verifier of
-//! `client.transform`, [`RuntimeSchema`]), and each chunk is sent a strict schema of its own
+//! element's, compiled once per call (or taken from the cache of compiled schemas) and verified
+//! in full on every element (the verifier of `client.transform`, [`RuntimeSchema`]), and each
+//! chunk is sent a strict schema of its own
 //! answer (the list of `{"index", "value"}` or the object of one member per key) whose element is
 //! the element's schema, placed once under `$defs` and referred to.
 
@@ -46,7 +47,7 @@ impl ElementSchema {
             ResultIssue::new(IssueKind::Request, format!("{message}; nothing was sent"))
         };
         Some((|| {
-            let compiled = RuntimeSchema::compile(source).map_err(|f| refused(f.to_string()))?;
+            let compiled = RuntimeSchema::shared(source).map_err(|f| refused(f.to_string()))?;
             let mut definitions = Map::new();
             let mut name = ELEMENT.to_owned();
             // Placed under `$defs` at a name its own definitions do not take.
@@ -78,7 +79,7 @@ impl ElementSchema {
             };
             let lines = compiled.constraint_lines_at(at);
             Ok(ElementSchema {
-                compiled: Arc::new(compiled),
+                compiled,
                 definitions,
                 name,
                 lines,

@@ -3,6 +3,7 @@
 mod conformance;
 mod instances;
 mod make_strict;
+mod maskbench;
 mod prompt_golden;
 mod prompt_plan;
 mod runtime_envelope;

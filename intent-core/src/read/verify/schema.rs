@@ -19,9 +19,12 @@
 //!   `hostname`, `idn-hostname`, `ipv4`, `ipv6`, `uri`, `uri-reference`, `iri`,
 //!   `iri-reference`, `uuid`, `regex`, `json-pointer`, `relative-json-pointer` and
 //!   `uri-template` (a JSON Schema validator only annotates formats unless asked, so
-//!   `"format": "email"` would hold nothing). `uuid` and `duration`, which drafts before 2019-09
-//!   do not define, are asserted for every draft, as a model is asked for them whatever the
-//!   draft. Any other format is stated to the model and not checked.
+//!   `"format": "email"` would hold nothing). The formats an earlier draft leaves out (`uuid`
+//!   and `duration` before 2019-09, `iri`, `iri-reference`, `idn-hostname` and
+//!   `relative-json-pointer` before draft 7, `json-pointer`, `uri-reference` and `uri-template`
+//!   before draft 6) are asserted as draft 2020-12 defines them whatever the draft, as a model
+//!   is asked for them whatever the draft. Any other format is stated to the model and not
+//!   checked.
 //! - **Refused before sending**: a schema that breaks its meta-schema, a `pattern` that does not
 //!   compile, and a `$ref` to another document. Remote documents are never fetched: a call's
 //!   outcome must not hang on a third server, and no provider's strict mode takes such a `$ref`
@@ -34,15 +37,26 @@
 //!   `prefixItems`, `additionalProperties`, the combinators and local `$ref`s.
 
 use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
+use std::num::NonZeroUsize;
+use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError};
 
 use jsonschema::error::ValidationErrorKind;
+use jsonschema::ValidationError;
 use jsonschema::{Draft, Retrieve, Uri, Validator};
+use lru::LruCache;
 use serde_json::Value;
 
 use crate::read::findings::Findings;
 use crate::result::{IssueKind, ResultIssue};
 use crate::schema::ENVELOPE_PROPERTY;
-use crate::shape::{number, plural, rule_line, Pattern, Seg};
+use crate::shape::{number, plural, rule_line, Seg};
+
+/// How many compiled schemas [`RuntimeSchema::shared`] keeps.
+const CACHED_SCHEMAS: NonZeroUsize = match NonZeroUsize::new(16) {
+    Some(n) => n,
+    None => NonZeroUsize::MIN,
+};
 
 /// How deep the schema is walked for constraints to state.
 const MAX_STATED_DEPTH: usize = 32;
@@ -50,6 +64,11 @@ const MAX_STATED_DEPTH: usize = 32;
 /// The most constraint lines stated for one schema: a schema of thousands of constrained members
 /// is described by the schema itself, not by a page of rules.
 const MAX_STATED_LINES: usize = 200;
+
+/// The most schema nodes the statement walk visits: local `$ref`s shared by many members make a
+/// walk that follows them grow with every path through them (exponentially, for a schema such as
+/// Kubernetes' definitions), so the walk stops there; every constraint is checked all the same.
+const MAX_STATED_STEPS: usize = 4096;
 
 /// The longest value shown in a finding, in characters.
 const MAX_SHOWN_CHARS: usize = 80;
@@ -116,11 +135,12 @@ impl RuntimeSchema {
             .should_ignore_unknown_formats(true)
             .with_retriever(NoRemoteDocuments);
         if draft < Draft::Draft201909 {
-            options = options
-                .with_format("uuid", is_uuid)
-                .with_format("duration", is_duration);
+            for format in LATER_FORMATS {
+                options = options.with_format(format, later_format(format));
+            }
         }
         let validator = options.build(schema).map_err(|error| {
+            let error = deepest(&error);
             let at = error.instance_path().as_str();
             let place = if at.is_empty() {
                 error.schema_path().as_str().to_owned()
@@ -134,6 +154,28 @@ impl RuntimeSchema {
             source: schema.clone(),
             validator,
         })
+    }
+
+    /// [`compile`](Self::compile), shared: a schema compiled for an earlier call (a program
+    /// calls `transform` with one schema many times) is taken from a process-wide cache of the
+    /// last [`CACHED_SCHEMAS`] compiled, found by a hash of the schema and compared whole. A
+    /// schema that does not compile is not kept.
+    pub(crate) fn shared(schema: &Value) -> Result<Arc<RuntimeSchema>, SchemaFault> {
+        static CACHE: LazyLock<Mutex<LruCache<u64, Arc<RuntimeSchema>>>> =
+            LazyLock::new(|| Mutex::new(LruCache::new(CACHED_SCHEMAS)));
+        let key = {
+            let mut hasher = std::hash::DefaultHasher::new();
+            hash_value(schema, &mut hasher);
+            hasher.finish()
+        };
+        let lock = || CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = lock().get(&key).filter(|c| c.source == *schema) {
+            return Ok(Arc::clone(found));
+        }
+        // Compiled outside the lock: another call's schema need not wait for this one.
+        let compiled = Arc::new(RuntimeSchema::compile(schema)?);
+        lock().put(key, Arc::clone(&compiled));
+        Ok(compiled)
     }
 
     /// The schema as it was given.
@@ -182,9 +224,53 @@ impl RuntimeSchema {
             root: &self.source,
             out: Vec::new(),
             following: HashSet::new(),
+            steps: 0,
         };
         walk.node(&self.source, &mut at, 0);
         walk.out
+    }
+}
+
+/// Feeds `value` to `hasher`, members in their order (a schema written in another order is
+/// another entry of the cache, never a wrong one: entries are compared whole).
+fn hash_value(value: &Value, hasher: &mut impl Hasher) {
+    match value {
+        Value::Null => 0u8.hash(hasher),
+        Value::Bool(b) => (1u8, b).hash(hasher),
+        Value::Number(n) => {
+            (2u8, n.as_u64(), n.as_i64(), n.as_f64().map(f64::to_bits)).hash(hasher)
+        }
+        Value::String(s) => (3u8, s).hash(hasher),
+        Value::Array(items) => {
+            (4u8, items.len()).hash(hasher);
+            items.iter().for_each(|item| hash_value(item, hasher));
+        }
+        Value::Object(members) => {
+            (5u8, members.len()).hash(hasher);
+            for (key, member) in members {
+                key.hash(hasher);
+                hash_value(member, hasher);
+            }
+        }
+    }
+}
+
+/// The cause an `anyOf` or `oneOf` of the meta-schema hides (`items` is a schema or a list of
+/// them): the error its branches found deepest in the schema, so a refusal names the keyword at
+/// fault (a `pattern` three levels down), not the branch point.
+fn deepest<'e>(error: &'e ValidationError<'static>) -> &'e ValidationError<'static> {
+    let depth = |e: &ValidationError<'_>| e.instance_path().as_str().len();
+    match error.kind() {
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            context
+                .iter()
+                .flatten()
+                .map(deepest)
+                .max_by_key(|e| depth(e))
+                .filter(|e| depth(e) > depth(error))
+                .unwrap_or(error)
+        }
+        _ => error,
     }
 }
 
@@ -234,52 +320,42 @@ fn sentence(message: &str) -> String {
     out
 }
 
-/// `8-4-4-4-12` hexadecimal digits (RFC 4122's form), for drafts that do not define `uuid`.
-fn is_uuid(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes.len() == 36
-        && bytes.iter().enumerate().all(|(at, b)| match at {
-            8 | 13 | 18 | 23 => *b == b'-',
-            _ => b.is_ascii_hexdigit(),
-        })
-}
+/// The formats a model is asked for that drafts before 2019-09 leave out (or define otherwise):
+/// asserted as draft 2020-12 defines them, whatever the schema's draft.
+const LATER_FORMATS: [&str; 9] = [
+    "duration",
+    "uuid",
+    "iri",
+    "iri-reference",
+    "json-pointer",
+    "relative-json-pointer",
+    "uri-reference",
+    "uri-template",
+    "idn-hostname",
+];
 
-/// An ISO 8601 duration as RFC 3339 (appendix A) writes it (`P3Y6M4DT12H30M5S`, `PT20M`,
-/// `P2W`), for drafts that do not define `duration`.
-fn is_duration(text: &str) -> bool {
-    /// Reads `digits unit` for each unit of `units` in order, any of them left out but at least
-    /// one given, and no unit after a gap in the order (`1Y2D` has no month: RFC 3339 refuses
-    /// it): what is left, or `None`.
-    fn units<'t>(mut text: &'t str, units: &[u8]) -> Option<&'t str> {
-        let mut read = 0;
-        let mut gap = false;
-        for unit in units {
-            let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-            if digits > 0 && text.as_bytes().get(digits) == Some(unit) {
-                if gap {
-                    return None;
-                }
-                text = &text[digits + 1..];
-                read += 1;
-            } else if read > 0 {
-                gap = true;
-            }
-        }
-        (read > 0).then_some(text)
+/// The check of `format` (one of [`LATER_FORMATS`]) as draft 2020-12 makes it: the validator's
+/// own, compiled once per process.
+fn later_format(format: &'static str) -> impl Fn(&str) -> bool + Send + Sync + 'static {
+    static CHECKS: OnceLock<Vec<(&'static str, Validator)>> = OnceLock::new();
+    move |text| {
+        let checks = CHECKS.get_or_init(|| {
+            LATER_FORMATS
+                .iter()
+                .filter_map(|name| {
+                    let schema = serde_json::json!({ "format": name });
+                    let options = jsonschema::options()
+                        .with_draft(Draft::Draft202012)
+                        .should_validate_formats(true);
+                    options.build(&schema).ok().map(|check| (*name, check))
+                })
+                .collect()
+        });
+        checks
+            .iter()
+            .find(|(name, _)| *name == format)
+            .is_none_or(|(_, check)| check.is_valid(&Value::String(text.to_owned())))
     }
-    let Some(rest) = text.strip_prefix('P') else {
-        return false;
-    };
-    if let Some(weeks) = rest.strip_suffix('W') {
-        return !weeks.is_empty() && weeks.bytes().all(|b| b.is_ascii_digit());
-    }
-    let (date, time) = match rest.split_once('T') {
-        Some((date, time)) => (date, Some(time)),
-        None => (rest, None),
-    };
-    let date_ok = date.is_empty() && time.is_some() || units(date, b"YMD") == Some("");
-    let time_ok = time.is_none_or(|time| units(time, b"HMS") == Some(""));
-    date_ok && time_ok
 }
 
 /// The walk that states a schema's constraints.
@@ -288,11 +364,17 @@ struct Statements<'s> {
     out: Vec<String>,
     /// The local references being followed, so a recursive schema is stated once.
     following: HashSet<&'s str>,
+    /// Nodes visited so far ([`MAX_STATED_STEPS`]).
+    steps: usize,
 }
 
 impl<'s> Statements<'s> {
     fn node(&mut self, node: &'s Value, path: &mut Vec<Seg>, depth: usize) {
-        if depth > MAX_STATED_DEPTH || self.out.len() >= MAX_STATED_LINES {
+        self.steps += 1;
+        if depth > MAX_STATED_DEPTH
+            || self.out.len() >= MAX_STATED_LINES
+            || self.steps > MAX_STATED_STEPS
+        {
             return;
         }
         let Value::Object(map) = node else {
@@ -391,9 +473,8 @@ fn statements(map: &serde_json::Map<String, Value>) -> Vec<String> {
         words.push(format!("at most {v} {}", plural(v, "character")));
     }
     if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
-        let shown =
-            Pattern::new(pattern).map_or_else(|_| pattern.to_owned(), |p| p.as_str().to_owned());
-        words.push(format!("matching the regular expression {shown}"));
+        // Stated as written: the validator has compiled it already.
+        words.push(format!("matching the regular expression {pattern}"));
     }
     if let Some(v) = count("minItems") {
         words.push(format!("at least {v} {}", plural(v, "element")));
@@ -519,19 +600,32 @@ mod tests {
     }
 
     #[test]
-    fn durations_follow_rfc_3339() {
+    fn formats_later_drafts_define_are_asserted_in_earlier_ones_too() {
+        let check = |format: &str, text: &str| {
+            let schema =
+                json!({"$schema": "http://json-schema.org/draft-04/schema#", "format": format});
+            RuntimeSchema::compile(&schema)
+                .unwrap()
+                .check(&json!(text))
+                .is_empty()
+        };
         for good in [
             "P1Y", "P1Y2M3D", "P2M", "P3D", "PT4H", "PT4H5M6S", "PT6S", "P1DT1M", "P2W",
         ] {
-            assert!(is_duration(good), "{good}");
+            assert!(check("duration", good), "{good}");
         }
         for bad in [
             "P", "PT", "1Y", "P1Y2D", "P1H", "PT1D", "P1W2D", "P-1D", "P1.5D", "PTH",
         ] {
-            assert!(!is_duration(bad), "{bad}");
+            assert!(!check("duration", bad), "{bad}");
         }
-        assert!(is_uuid("00000000-0000-0000-0000-00000000000F"));
-        assert!(!is_uuid("00000000-0000-0000-0000-00000000000G"));
+        assert!(check("uuid", "00000000-0000-0000-0000-00000000000F"));
+        assert!(!check("uuid", "00000000-0000-0000-0000-00000000000G"));
+        assert!(check("iri", "https://example.com/ä"));
+        assert!(!check("iri", "not-an-iri"));
+        assert!(check("json-pointer", "/a/0"));
+        assert!(!check("json-pointer", "a/0"));
+        assert!(!check("uri-reference", "\\\\host"));
     }
 
     #[test]
@@ -539,10 +633,50 @@ mod tests {
         let bad_keyword =
             RuntimeSchema::compile(&json!({"properties": {"a": {"minimum": "one"}}})).unwrap_err();
         assert_eq!(bad_keyword.place, "/properties/a/minimum");
+        // Behind the meta-schema's `anyOf` (a schema or a list of schemas), the pattern at fault.
+        let hidden = RuntimeSchema::compile(&json!({
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "items": {"properties": {"a": {"pattern": ".*\\{\\{.+}}.*"}}}
+        }))
+        .unwrap_err();
+        assert_eq!(hidden.place, "/items/properties/a/pattern");
         let remote = RuntimeSchema::compile(&json!({"$ref": "http://example.com/other.json"}))
             .unwrap_err()
             .to_string();
         assert!(remote.contains("is not fetched"), "{remote}");
+    }
+
+    #[test]
+    fn a_schema_is_compiled_once_for_every_call_with_it() {
+        let schema =
+            json!({"type": "object", "properties": {"n": {"minimum": 3}}, "required": ["n"]});
+        let first = RuntimeSchema::shared(&schema).unwrap();
+        let again = RuntimeSchema::shared(&schema.clone()).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        let other =
+            RuntimeSchema::shared(&json!({"type": "object", "properties": {"n": {"minimum": 4}}}))
+                .unwrap();
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert!(other.check(&json!({"n": 3})).len() == 1);
+        assert!(RuntimeSchema::shared(&json!({"minimum": "one"})).is_err());
+    }
+
+    #[test]
+    fn a_schema_of_shared_references_is_stated_in_bounded_time() {
+        // Forty definitions, each with two members referring to the next: 2^40 paths.
+        let defs: serde_json::Map<String, Value> = (0..40)
+            .map(|i| {
+                let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+                let node = json!({"type": "object", "properties": {"a": next, "b": next}});
+                (format!("d{i}"), node)
+            })
+            .chain([("d40".to_owned(), json!({"type": "string", "minLength": 1}))])
+            .collect();
+        let schema = RuntimeSchema::compile(&json!({"$ref": "#/$defs/d0", "$defs": defs})).unwrap();
+        let started = std::time::Instant::now();
+        let lines = schema.constraint_lines();
+        assert!(lines.len() <= MAX_STATED_LINES);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
     }
 
     #[test]
