@@ -61,7 +61,7 @@ pub(crate) use findings::bounded as bounded_findings;
 pub(crate) use json::{
     deserialize, read_json, read_reply_json, read_schema_reply, read_value_with,
 };
-pub(crate) use locate::split_reasoning;
+pub(crate) use locate::{answer_start, split_reasoning};
 pub(crate) use path::join as join_pointer;
 #[cfg(feature = "catalog")]
 pub(crate) use verify::rules::messages as rule_messages;

@@ -129,7 +129,7 @@ impl<T> Stream for AiStream<'_, T> {
             )),
             Step::Retry(record) => Some(StreamEvent::Retry(record)),
             Step::Done(result) => Some(StreamEvent::Done(result)),
-            Step::Element(..) => None,
+            Step::Element(..) | Step::Withdrawn(_) => None,
         })
     }
 }
@@ -167,6 +167,7 @@ impl<E: DeserializeOwned> Stream for ElementStream<'_, E> {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.get_mut().driver.poll_map(cx, |step| match step {
             Step::Element(closed, info) => Some(element_event(&info, closed)),
+            Step::Withdrawn(count) => Some(ElementEvent::Withdrawn(count)),
             Step::Retry(record) => Some(ElementEvent::Retry(record)),
             Step::Done(result) => Some(ElementEvent::Done(result)),
             Step::Partial(..) => None,

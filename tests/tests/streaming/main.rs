@@ -3,6 +3,7 @@
 mod calls;
 mod collections;
 mod elements;
+mod located;
 mod typed_partials;
 mod wire;
 

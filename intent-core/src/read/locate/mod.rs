@@ -56,6 +56,18 @@ pub(crate) const REPLY_FORM: &str = "Reply with one JSON object {\"value\": ...}
 
 /// The reply's answer, read and normalized, or every issue that keeps the reply from having one.
 pub(crate) fn locate(info: &TypeInfo, text: &str) -> Result<Answer, Vec<ResultIssue>> {
+    locate_at(info, text).map(|(answer, _)| answer)
+}
+
+/// Where in `text` the answer [`locate`] takes begins (the byte offset of its candidate's first
+/// character), or `None` when it takes none: for a stream, which follows one candidate while the
+/// reply arrives, to learn whether the final reading took that one.
+pub(crate) fn answer_start(info: &TypeInfo, text: &str) -> Option<usize> {
+    locate_at(info, text).ok().map(|(_, start)| start)
+}
+
+/// [`locate`], with the offset of the answer's candidate.
+fn locate_at(info: &TypeInfo, text: &str) -> Result<(Answer, usize), Vec<ResultIssue>> {
     if text.trim_matches(super::text::is_space).is_empty() {
         return Err(parse_issue(format!("The reply was empty. {REPLY_FORM}")));
     }
@@ -86,7 +98,7 @@ pub(crate) fn locate(info: &TypeInfo, text: &str) -> Result<Answer, Vec<ResultIs
         let largest =
             (0..candidates.len()).max_by_key(|&i| candidates[i].end - candidates[i].start);
         return match largest {
-            Some(i) => read(info, &mut candidates[i]),
+            Some(i) => read(info, &mut candidates[i]).map(|a| (a, candidates[i].start)),
             None => Err(parse_issue(match found.leading_error {
                 Some(error) => format!("{error}. {REPLY_FORM}"),
                 None => format!("The reply holds no JSON value. {REPLY_FORM}"),
@@ -114,7 +126,7 @@ pub(crate) fn locate(info: &TypeInfo, text: &str) -> Result<Answer, Vec<ResultIs
     for &i in &relevant {
         surroundings(kinds, text, &candidates[i])?;
     }
-    first
+    first.map(|answer| (answer, candidates[relevant[0]].start))
 }
 
 /// The reply's text with its reasoning blocks taken out, and the reasoning itself (the blocks'

@@ -242,6 +242,9 @@ pub(crate) struct PartialReader {
     /// Whether the members of a struct answer are handed out as they close, as elements are.
     hand_out_members: bool,
     raw: Option<RawElement>,
+    /// The bytes of the reply read so far, and where in them the answer followed began.
+    read: usize,
+    answer_at: Option<usize>,
 }
 
 impl PartialReader {
@@ -274,6 +277,8 @@ impl PartialReader {
             raw_elements: false,
             hand_out_members: false,
             raw: None,
+            read: 0,
+            answer_at: None,
         }
     }
 
@@ -354,6 +359,13 @@ impl PartialReader {
         Some(path)
     }
 
+    /// Where in the reply the answer this reader follows begins (the byte offset of its first
+    /// bracket), once found: the offset [`crate::read::answer_start`] gives when the final
+    /// reading takes the same answer.
+    pub(crate) fn answer_at(&self) -> Option<usize> {
+        self.answer_at
+    }
+
     /// True once the answer has begun.
     pub(crate) fn started(&self) -> bool {
         self.started
@@ -401,6 +413,7 @@ impl PartialReader {
                 }
                 Phase::Before => match self.prose.skip(rest) {
                     Some(at) => {
+                        self.answer_at = Some(self.read + piece.len() - rest.len() + at);
                         rest = &rest[at..];
                         self.phase = Phase::Json;
                     }
@@ -437,6 +450,7 @@ impl PartialReader {
                 }
             }
         }
+        self.read += piece.len();
         self.changed
     }
 
