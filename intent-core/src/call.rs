@@ -5,7 +5,6 @@
 //! that runs a call.
 
 use std::fmt;
-use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -15,7 +14,6 @@ use crate::client::IntentClient;
 use crate::error::IntentError;
 use crate::input::{self, SerializedInput};
 use crate::options::AiRequestOptions;
-use crate::read::RuntimeSchema;
 use crate::result::ResultIssue;
 use crate::shape::{rule_line, MemberStep};
 
@@ -83,9 +81,6 @@ pub struct AiCall<'a, T> {
     pub(crate) options: AiRequestOptions,
     pub(crate) checks: Vec<Check<'a, T>>,
     pub(crate) json_checks: Vec<JsonCheck<'a>>,
-    /// The runtime schema compiled before the call was made (an intent file's, compiled when
-    /// the file was loaded): used while `options.output_schema` is still that schema.
-    pub(crate) schema: Option<Arc<RuntimeSchema>>,
 }
 
 impl<T> fmt::Debug for AiCall<'_, T> {
@@ -112,7 +107,6 @@ impl<'a, T> AiCall<'a, T> {
             options: client.default_options().clone(),
             checks: Vec::new(),
             json_checks: Vec::new(),
-            schema: None,
         }
     }
 
@@ -126,7 +120,6 @@ impl<'a, T> AiCall<'a, T> {
             options: AiRequestOptions::default(),
             checks: Vec::new(),
             json_checks: Vec::new(),
-            schema: None,
         }
     }
 

@@ -121,7 +121,6 @@ async fn run_inner<T: Intent + Send>(
         mut options,
         checks,
         json_checks,
-        schema,
     } = call;
     let input = match input {
         Ok(input) => input,
@@ -134,7 +133,7 @@ async fn run_inner<T: Intent + Send>(
         }
     };
     let info = T::type_info();
-    let schema = match runtime_schema(&info, &mut options, schema) {
+    let schema = match runtime_schema(&info, &mut options) {
         Ok(schema) => schema,
         Err(issue) => return AiResult::failure(vec![issue]),
     };
@@ -182,15 +181,14 @@ async fn run_inner<T: Intent + Send>(
     attempts(&job, &limits).await
 }
 
-/// The runtime schema of a call whose result is JSON and whose options carry an `output_schema`:
-/// `compiled` when it is that schema (an intent file's, compiled once when loaded), else compiled
-/// now (or taken from the cache of compiled schemas), once for all the call's attempts. The constraints its strict copy drops are added to the
-/// options' rule lines, so the prompt states them. A schema that cannot be checked fails the call
-/// before anything is sent.
+/// The runtime schema of a call whose result is JSON and whose options carry an `output_schema`,
+/// taken from the cache of compiled schemas ([`RuntimeSchema::shared`]: an intent file's was
+/// compiled into it when the file was loaded) or compiled now, once for all the call's attempts.
+/// The constraints its strict copy drops are added to the options' rule lines, so the prompt
+/// states them. A schema that cannot be checked fails the call before anything is sent.
 fn runtime_schema(
     info: &crate::shape::TypeInfo,
     options: &mut AiRequestOptions,
-    compiled: Option<Arc<RuntimeSchema>>,
 ) -> Result<Option<Arc<RuntimeSchema>>, ResultIssue> {
     let Some(source) = &options.output_schema else {
         return Ok(None);
@@ -203,17 +201,14 @@ fn runtime_schema(
         // The plan refuses an output schema for a typed result, with its own message.
         return Ok(None);
     }
-    let schema = match compiled {
-        Some(compiled) if compiled.source() == source => compiled,
-        _ => RuntimeSchema::shared(source).map_err(|fault| {
-            // A schema that cannot even be sent says so first, as the plan words it.
-            let error = match crate::schema::build_envelope_from_schema(source) {
-                Err(error) => error,
-                Ok(_) => IntentError::InvalidSchema(format!("{fault}; nothing was sent")),
-            };
-            ResultIssue::new(IssueKind::Request, error.to_string())
-        })?,
-    };
+    let schema = RuntimeSchema::shared(source).map_err(|fault| {
+        // A schema that cannot even be sent says so first, as the plan words it.
+        let error = match crate::schema::build_envelope_from_schema(source) {
+            Err(error) => error,
+            Ok(_) => IntentError::InvalidSchema(format!("{fault}; nothing was sent")),
+        };
+        ResultIssue::new(IssueKind::Request, error.to_string())
+    })?;
     for line in schema.constraint_lines() {
         if !options.rule_lines.contains(&line) {
             options.rule_lines.push(line);

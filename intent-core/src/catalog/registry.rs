@@ -1,7 +1,6 @@
 //! [`Catalog`]: the intents of one file or one folder, loaded, checked and run.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -229,7 +228,7 @@ impl Catalog {
             Ok(entry) => entry,
             Err(error) => return AiCall::refused(client, error.into()),
         };
-        let Shape::Schema(schema) = &entry.shape else {
+        let Shape::Schema(_) = &entry.shape else {
             let error = entry.error(format!(
                 "its shape is the Rust type `{}`: run it with `run::<T>`, not `run_json`",
                 match &entry.shape {
@@ -239,9 +238,9 @@ impl Catalog {
             ));
             return AiCall::refused(client, error.into());
         };
-        let mut call = AiCall::new(client, input, &entry.intent).options(entry.options.clone());
-        // The schema compiled when the file was loaded verifies every reply (see `transform`).
-        call.schema = Some(Arc::clone(&schema.compiled));
+        // The schema, compiled into the cache of compiled schemas when the file was loaded,
+        // verifies every reply (see `transform`).
+        let call = AiCall::new(client, input, &entry.intent).options(entry.options.clone());
         with_rules(call, entry)
     }
 

@@ -22,7 +22,7 @@ impl SchemaShape {
         if !schema.is_object() {
             return Err("`shape` must be a type name or a JSON Schema object".to_owned());
         }
-        let compiled = RuntimeSchema::compile(&schema).map_err(|fault| {
+        let compiled = RuntimeSchema::shared(&schema).map_err(|fault| {
             if fault.place.is_empty() {
                 format!("`shape` is not a valid JSON Schema: {}", fault.message)
             } else {
@@ -34,9 +34,7 @@ impl SchemaShape {
         })?;
         build_envelope_from_schema(&schema)
             .map_err(|e| format!("`shape` cannot be sent as a strict schema: {e}"))?;
-        Ok(SchemaShape {
-            compiled: Arc::new(compiled),
-        })
+        Ok(SchemaShape { compiled })
     }
 
     /// The schema as the file writes it.

@@ -53,7 +53,7 @@ use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{number, plural, rule_line, Seg};
 
 /// How many compiled schemas [`RuntimeSchema::shared`] keeps.
-const CACHED_SCHEMAS: NonZeroUsize = match NonZeroUsize::new(16) {
+const CACHED_SCHEMAS: NonZeroUsize = match NonZeroUsize::new(64) {
     Some(n) => n,
     None => NonZeroUsize::MIN,
 };
