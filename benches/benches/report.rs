@@ -19,7 +19,7 @@ use intent_bench::prompt::{build_request, items_input, text_input};
 use intent_bench::replies::{items_reply, order_completion, Envelope};
 use intent_bench::server::Server;
 use intent_bench::types::Item;
-use intent_core::__private::{read_elements_in_pieces, read_in_pieces};
+use intent_core::__internals::{read_elements_in_pieces, read_in_pieces};
 use intent_core::read::read_reply;
 use intent_core::{AiRequestOptions, Intent};
 

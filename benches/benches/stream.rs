@@ -23,7 +23,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use futures::StreamExt;
 use intent_bench::replies::{item, Envelope};
 use intent_bench::types::Item;
-use intent_core::__private::{read_elements_in_pieces, read_in_pieces};
+use intent_core::__internals::{read_elements_in_pieces, read_in_pieces};
 use intent_core::prelude::*;
 use intent_core::read::read_reply;
 

@@ -37,6 +37,6 @@ pub fn build_request<I: serde::Serialize + ?Sized>(
     input: &I,
     options: &AiRequestOptions,
 ) -> AiRequest {
-    intent_core::__private::first_request::<Wide, I>(input, INTENT, options)
+    intent_core::__internals::first_request::<Wide, I>(input, INTENT, options)
         .expect("the request builds")
 }

@@ -98,7 +98,28 @@ Exit codes: 0 every test passed, 1 a test failed, 2 usage (no test matches the f
         #[command(flatten)]
         call: CallArgs,
     },
+
+    /// Run one intent on every row of a CSV, JSON Lines or Parquet file, writing the results as
+    /// new columns next to the input's.
+    #[command(after_help = "Examples:
+  intent map intents/ ticket-triage --input tickets.csv --output triaged.csv
+  intent map intents/ ticket-triage -i tickets.parquet -o triaged.parquet --columns subject,body
+  intent map intents/ ticket-triage -i tickets.jsonl -o triaged.jsonl --state triage.state
+  intent map intents/ ticket-triage -i tickets.parquet -o triaged.parquet --batch --state triage.state
+
+Each row is sent as a JSON object of its columns (CSV cells as text, exactly as written), in
+chunks of --chunk-size rows. A schema intent's object members become columns of their own,
+any other answer one column named after the intent; `<intent>_issues` says why a row has none.
+Failed rows are written, with their issues, never dropped. A summary (rows, failures, tokens,
+cost with --price, time) goes to standard error.
+
+Exit codes: 0 every row has a value, 1 some rows failed (the output is written), 2 usage or
+input (a bad file, column or output path), 3 load, 4 configuration.")]
+    Map(Box<MapArgs>),
 }
+
+/// `intent map`'s arguments (in their own module, with the command).
+pub use crate::map::MapArgs;
 
 /// How calls are made: the provider, the model, and a cassette to record or replay.
 #[derive(Debug, Args)]

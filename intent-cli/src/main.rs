@@ -4,6 +4,7 @@
 //! intent check PATH
 //! intent run PATH INTENT [--input FILE|-] [--input-json] [--json] [--provider NAME] [--model M]
 //! intent test PATH [--filter NAME] [--junit FILE] [--concurrency N] [--record CASSETTE | --replay CASSETTE]
+//! intent map PATH INTENT --input FILE --output FILE [--columns A,B] [--batch] [--state FILE]
 //! ```
 //!
 //! See `intent --help` for the options, examples and exit codes.
@@ -13,6 +14,7 @@ mod cli;
 mod client;
 mod exit;
 mod input;
+mod map;
 mod run;
 mod shapes;
 mod test;
@@ -88,6 +90,7 @@ fn main() -> ExitCode {
                     };
                     test::test(&path, &options, &call).await
                 }
+                Command::Map(args) => map::map(&args).await,
             }
         })
     }));

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use intent_core::catalog::{Catalog, CatalogIntent};
 use intent_core::{Attachment, IssueKind};
 use serde_json::{json, Value};
 
@@ -22,18 +23,7 @@ pub async fn run(
     call: &CallArgs,
 ) -> CliResult {
     let catalog = check::load(path)?;
-    let Some(intent) = catalog.get(name) else {
-        let known: Vec<&str> = catalog.names().collect();
-        return Err(Failure::usage(format!(
-            "no intent is named `{name}`; {} has: {}",
-            path.display(),
-            if known.is_empty() {
-                "none".to_owned()
-            } else {
-                known.join(", ")
-            }
-        )));
-    };
+    let intent = find(&catalog, path, name)?;
     let runner = shapes::runner(intent).map_err(Failure::usage)?;
     runner.check(&catalog, name).map_err(Failure::from_intent)?;
     let input = input::read(input, input_json)?;
@@ -63,6 +53,22 @@ pub async fn run(
         eprint!("{}", report(name, &outcome));
     }
     Ok(exit_of(&outcome))
+}
+
+/// Intent `name` of the catalog loaded from `path`, or a usage error listing the known ones.
+pub fn find<'c>(catalog: &'c Catalog, path: &Path, name: &str) -> CliResult<&'c CatalogIntent> {
+    catalog.get(name).ok_or_else(|| {
+        let known: Vec<&str> = catalog.names().collect();
+        Failure::usage(format!(
+            "no intent is named `{name}`; {} has: {}",
+            path.display(),
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        ))
+    })
 }
 
 /// A call without a value fails; one refused before any call for its input is a usage error.

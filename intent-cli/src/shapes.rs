@@ -68,6 +68,10 @@ pub struct Typed {
     label: String,
     run: RunFn,
     check: CheckFn,
+    #[cfg(feature = "map")]
+    map: crate::map::MapFn,
+    #[cfg(feature = "map")]
+    value_schema: fn() -> Option<Value>,
 }
 
 fn typed<T: Intent + Serialize + Send + 'static>() -> Typed {
@@ -75,7 +79,24 @@ fn typed<T: Intent + Serialize + Send + 'static>() -> Typed {
         label: T::describe().lines().next().unwrap_or_default().to_owned(),
         run: run_typed::<T>,
         check: |catalog, name| catalog.check::<T>(name),
+        #[cfg(feature = "map")]
+        map: crate::map::map_typed::<T>,
+        #[cfg(feature = "map")]
+        value_schema: value_schema::<T>,
     }
+}
+
+/// The JSON Schema of a `T` (text for a `String`, none for JSON of any shape).
+#[cfg(feature = "map")]
+fn value_schema<T: Intent>() -> Option<Value> {
+    if T::describe() == "string" {
+        return Some(serde_json::json!({"type": "string"}));
+    }
+    let envelope = T::strict_envelope_schema()?;
+    envelope
+        .get("properties")?
+        .get(intent_core::schema::ENVELOPE_PROPERTY)
+        .cloned()
 }
 
 fn run_typed<'a, T: Intent + Serialize + Send + 'static>(
@@ -159,6 +180,26 @@ pub fn runner(intent: &CatalogIntent) -> Result<Runner, String> {
                     scalars.join(", ")
                 )
             }),
+    }
+}
+
+#[cfg(feature = "map")]
+impl Runner {
+    /// The JSON Schema of the intent's answers, for the columns they become.
+    pub fn value_schema(self, intent: &CatalogIntent) -> Option<Value> {
+        match (self, intent.shape()) {
+            (Runner::Typed(typed), _) => (typed.value_schema)(),
+            (Runner::Schema, IntentShape::Schema(schema)) => Some(schema.clone()),
+            (Runner::Schema, IntentShape::TypeName(_)) => None,
+        }
+    }
+
+    /// How `intent map` runs the intent.
+    pub fn map_fn(self) -> crate::map::MapFn {
+        match self {
+            Runner::Typed(typed) => typed.map,
+            Runner::Schema => crate::map::map_typed::<Value>,
+        }
     }
 }
 

@@ -194,7 +194,7 @@ impl IntentClientBuilder {
     ///
     /// ```
     /// use intent_core::prelude::*;
-    /// use intent_core::RateLimit;
+    /// use intent_core::ratelimit::RateLimit;
     ///
     /// let client = IntentClient::builder()
     ///     .provider(ScriptedProvider::new(["{\"value\": 1}"]))

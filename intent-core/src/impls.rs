@@ -164,6 +164,24 @@ impl<K: Intent + Eq + Hash, V: Intent, S: BuildHasher + Default> Intent
     }
 }
 
+/// Calls the macro `$m` with the tuples the library's traits are implemented for: one to eight
+/// members.
+macro_rules! for_tuples {
+    ($m:ident) => {
+        $m! {
+            (A)
+            (A, B)
+            (A, B, C)
+            (A, B, C, D)
+            (A, B, C, D, E)
+            (A, B, C, D, E, F)
+            (A, B, C, D, E, F, G)
+            (A, B, C, D, E, F, G, H)
+        }
+    };
+}
+pub(crate) use for_tuples;
+
 macro_rules! tuple {
     ($(($($name:ident),+))*) => {$(
         impl<$($name: Intent),+> Intent for ($($name,)+) {
@@ -175,16 +193,7 @@ macro_rules! tuple {
         }
     )*};
 }
-tuple! {
-    (A)
-    (A, B)
-    (A, B, C)
-    (A, B, C, D)
-    (A, B, C, D, E)
-    (A, B, C, D, E, F)
-    (A, B, C, D, E, F, G)
-    (A, B, C, D, E, F, G, H)
-}
+for_tuples!(tuple);
 
 #[cfg(feature = "chrono")]
 mod chrono_impls {

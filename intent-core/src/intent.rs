@@ -29,6 +29,18 @@ impl TypeInfo {
 /// Implemented by `#[derive(Intent)]` and by the library for std types, `serde_json::Value`, and
 /// (behind features) chrono, uuid, url and rust_decimal types.
 ///
+/// # Sealed
+///
+/// The trait is not implemented by hand: its one required method is hidden, and takes the
+/// library's shape graph, whose types are internal. A type's shape is what every reader (the fast
+/// path, the lenient path, the streaming reader, the catalog's checks), the strict schema and the
+/// prompt's description are derived from; publishing the graph would freeze that representation,
+/// which grows with what the library reads (new scalar types, rules, enum forms). What a hand
+/// implementation would be for has a supported form instead: a member read by a custom
+/// deserializer states the type it reads from JSON with `#[intent(as = "...")]`, a type read as
+/// another with `#[serde(from = "...")]` or `#[serde(transparent)]` is derived as that type, and
+/// a foreign type is wrapped in a derived newtype.
+///
 /// ```
 /// use intent_core::Intent;
 ///
@@ -48,7 +60,9 @@ impl TypeInfo {
             state the type it reads from JSON with `#[intent(as = \"...\")]`"
 )]
 pub trait Intent: DeserializeOwned {
-    /// Registers the type's shape in `graph` and returns its node.
+    /// Registers the type's shape in `graph` and returns its node. Written by the derive (see
+    /// "Sealed" above).
+    #[doc(hidden)]
     fn shape(graph: &mut ShapeGraph) -> NodeId;
 
     /// A compile-time hint for `#[intent(strict)]`: false for types that are never strict (maps,

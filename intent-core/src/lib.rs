@@ -29,10 +29,12 @@
 //! # });
 //! ```
 //!
-//! The [`ScriptedProvider`] answers from a script, for examples and tests. A program asks a real
-//! model: [`OpenAiProvider`] (and any OpenAI-compatible server through `OPENAI_BASE_URL`: Azure,
-//! Ollama, llama.cpp, vLLM), [`AnthropicProvider`] or [`GeminiProvider`], with fallbacks asked in
-//! turn when the one before fails:
+//! The [`ScriptedProvider`](provider::ScriptedProvider) answers from a script, for examples and
+//! tests. A program asks a real model: [`OpenAiProvider`](provider::OpenAiProvider) (and any
+//! OpenAI-compatible server through `OPENAI_BASE_URL`: Azure, Ollama, llama.cpp, vLLM),
+//! [`AnthropicProvider`](provider::AnthropicProvider) or
+//! [`GeminiProvider`](provider::GeminiProvider), with fallbacks asked in turn when the one
+//! before fails:
 //!
 //! ```no_run
 //! use intent_core::prelude::*;
@@ -104,42 +106,31 @@
 //! `intent.collection`, `intent.chunk`) that carry the OpenTelemetry GenAI attributes
 //! (`gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.usage.input_tokens`, ...) beside the
 //! library's own fields, and logs one INFO event per finished call, so that
-//! `tracing_subscriber::fmt::init()` shows each call on a line. An [`Observer`] added with
-//! [`IntentClientBuilder::observer`] is told of each request, reply, failed attempt, transport
-//! retry, cache hit, fallback, judge verdict and collection chunk. Neither ever holds the input,
-//! the intent or a key. See [`observe`] for the fields and the events.
+//! `tracing_subscriber::fmt::init()` shows each call on a line. An
+//! [`Observer`](observe::Observer) added with [`IntentClientBuilder::observer`] is told of each
+//! request, reply, failed attempt, transport retry, cache hit, fallback, judge verdict and
+//! collection chunk. Neither ever holds the input, the intent or a key. See [`observe`] for the
+//! fields and the events.
 //!
 //! # How a call runs
 //!
-//! Awaiting a call (an [`AiCall`], or a [`CollectionCall`] for each of its chunks) runs these
-//! stages, each in its own modules:
+//! Awaiting a call (an [`AiCall`], or a [`CollectionCall`](collections::CollectionCall) for each
+//! of its chunks) runs these stages, each in its own modules:
 //!
 //! | stage | modules | what it does |
 //! |---|---|---|
 //! | build | `call`, [`collections`], `client` | the builder: the input serialized once, the options, the checks |
 //! | shape | [`shape`], `intent`, `impls` | the result type's shape, and from it its description, verdict and strict schema |
 //! | plan | `input`, [`prompt`], [`schema`] | the input as the model reads it, the prompt, the response format and schema, fixed for every attempt |
-//! | attempt | `attempt` | the loop: per attempt *answer*, *check* and *finish*, retrying within the limits |
-//! | answer | [`cache`], `send`, [`provider`] | a first attempt's cached reply, else the named provider, or the primary and then each fallback |
-//! | check | [`read`], `judge`, [`catalog`] | the reply read leniently and verified strictly, the rules and checks, the judge |
+//! | attempt | `attempt` | the loop: per attempt *reply*, *checks* and *finish*, retrying within the limits |
+//! | reply | [`cache`], `send`, [`provider`] | a first attempt's cached reply, else the named provider, or the primary and then each fallback |
+//! | checks | [`read`], `judge`, [`catalog`] | the reply read leniently and verified strictly, the rules and checks, the judge |
 //! | finish | `attempt`, `result` | the attempt's record, the cache write of a reply that passed, the [`AiResult`] |
 //!
-//! The imports point one way, from the top of this list of layers to the bottom, with no cycle
-//! (a test builds the import graph from the sources and fails on any cycle, at every level):
-//!
-//! ```text
-//! collections
-//! attempt, catalog             the loop; intent files
-//! impls, read                  std types' shapes; reading replies
-//! intent, judge                the Intent trait (T::ai builds an AiCall); the judge
-//! call, from_env, send         the builder; clients from the environment; sending with fallback
-//! client, testing              providers, options, cache; recording and replaying providers
-//! cache
-//! prompt, provider
-//! input, schema
-//! error, options, shape        the error types; request options; the shape and its envelope
-//! request, result
-//! ```
+//! The modules' imports point one way, from the top of this table to the bottom, with no cycle
+//! at any level: a test builds the import graph from the sources and fails on a cycle. The layers,
+//! where each concern lives and the rules the tests hold the layout to are in the repository's
+//! `ARCHITECTURE.md`.
 //!
 //! The input is written for the model as the spec's "Input serialization" says: a string
 //! unchanged, dates in ISO 8601, `serde_json` values as their JSON text, anything else as compact
@@ -152,6 +143,7 @@
 // Lets the derive's `::intent_core::...` paths resolve inside this crate too.
 extern crate self as intent_core;
 
+mod attachment;
 mod attempt;
 mod call;
 mod client;
@@ -168,7 +160,6 @@ mod request;
 mod result;
 mod send;
 
-pub mod attachment;
 pub mod cache;
 pub mod catalog;
 pub mod collections;
@@ -181,22 +172,18 @@ pub mod read;
 pub mod schema;
 pub mod shape;
 pub mod stream;
+#[cfg(feature = "arrow")]
+#[cfg_attr(docsrs, doc(cfg(feature = "arrow")))]
+pub mod table;
 pub mod testing;
 
-pub use attachment::Attachment;
+pub use attachment::{Attachment, ImageDetail};
 pub use call::AiCall;
-#[cfg(feature = "catalog")]
-pub use catalog::Catalog;
 pub use client::{IntentClient, IntentClientBuilder};
-pub use collections::{CollectionCall, CollectionResult, Progress};
 pub use error::IntentError;
 pub use escalation::Escalation;
 pub use intent::Intent;
-pub use observe::Observer;
 pub use options::{AiRequestOptions, IntentClientOptions, IntentExample, JudgeOptions};
-pub use pricing::{Price, Pricing};
-pub use provider::{AnthropicProvider, GeminiProvider, OpenAiProvider, Provider, ScriptedProvider};
-pub use ratelimit::{RateLimit, RateLimiter};
 pub use request::{
     AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME,
 };
@@ -212,26 +199,62 @@ pub use intent_derive::Intent;
 /// [`ResponseFormat`]) are not in it: name them from the crate root or [`provider`].
 pub mod prelude {
     pub use crate::collections::CollectionEvent;
+    pub use crate::observe::Observer;
     pub use crate::provider::{
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };
     pub use crate::stream::{ElementEvent, Partial, StreamEvent};
     pub use crate::{
         AiRequestOptions, AiResult, Attachment, AttemptRecord, Escalation, Intent, IntentClient,
-        IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions, Observer,
-        ReasoningEffort, ResultIssue, Usage,
+        IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions, ReasoningEffort,
+        ResultIssue, Usage,
     };
 }
 
-/// Support for the derive's generated code, and internals the tests and benchmarks check on
-/// their own. Not public API.
+/// What the derive's generated code names, and nothing else. Not public API: its items change
+/// with the derive, in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::stream::typed::read_complete;
+    pub use std::any::type_name;
+    pub use std::borrow::Cow;
+
+    /// The shape types the derive builds.
+    pub mod shape {
+        pub use crate::shape::builder::ShapeGraph;
+        pub use crate::shape::node::{
+            EnumRepr, EnumShape, Field, Node, NodeId, Scalar, StructKind, StructShape, Variant,
+            VariantKind,
+        };
+        pub use crate::shape::rules::{Pattern, RuleTarget, Rules};
+    }
+
+    /// The rule table's checks the derive runs at compile time.
+    pub mod rule_table {
+        pub use crate::shape::rules::table::{
+            conflict, count_conflict, misfit_among, multiple_of_refusal, range_conflict, RuleKind,
+            RuleNaming,
+        };
+    }
+
+    /// `T`'s strict hint, read through a call so that a derived type's hint is evaluated only when
+    /// used: recursive types would otherwise form a cycle of constants.
+    pub const fn strict_hint<T: crate::Intent>() -> bool {
+        T::__STRICT_HINT
+    }
+}
+
+/// Internals that the workspace's own tests and benchmarks check on their own, behind the
+/// non-default `__internals` feature. Not public API: no program should enable it, and nothing
+/// here is kept from one release to the next.
+#[cfg(feature = "__internals")]
+#[doc(hidden)]
+pub mod __internals {
     pub use crate::read::json::{read_reply_json, read_reply_lenient, read_value};
     pub use crate::read::partial::{read_elements_in_pieces, read_in_pieces};
-    pub use crate::stream::typed::read_complete;
+    pub use crate::shape::rules::table as rule_table;
 
-    /// The shape types the derive builds and tests inspect.
+    /// The shape types, to write a type's shape by hand.
     pub mod shape {
         pub use crate::shape::accepts::{Accepts, Kinds, TextForm};
         pub use crate::shape::builder::ShapeGraph;
@@ -242,26 +265,19 @@ pub mod __private {
         pub use crate::shape::rules::{Pattern, RuleTarget, Rules};
         pub use crate::shape::{TargetKind, TypeInfo};
     }
-    pub use crate::shape::rules::table as rule_table;
 
-    pub use serde_json;
-    pub use std::any::type_name;
-    pub use std::borrow::Cow;
-    pub use std::option::Option;
-    pub use std::vec::Vec;
-
-    /// `T`'s strict hint, read through a call so that a derived type's hint is evaluated only when
-    /// used: recursive types would otherwise form a cycle of constants.
-    pub const fn strict_hint<T: crate::Intent>() -> bool {
-        T::__STRICT_HINT
+    /// The reader's bounds (private to the crate; their values, for the tests).
+    pub mod read {
+        /// The most issues one reply's reading reports.
+        pub const MAX_FINDINGS: usize = crate::read::MAX_FINDINGS;
     }
 
-    /// The input's serialization, checked on its own by the tests.
+    /// The input's serialization.
     pub mod input {
         pub use crate::input::{serialize, SerializedInput};
     }
 
-    /// The prompt's plan and its requests, checked on their own by the tests.
+    /// The prompt's plan and its requests.
     pub mod prompt {
         pub use crate::prompt::plan::{
             plan, PromptPlan, PREVIOUS_OUTPUT_LIMIT, PREVIOUS_PROBLEMS_LIMIT,

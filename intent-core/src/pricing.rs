@@ -5,7 +5,8 @@
 //! [`AttemptRecord::provider`]) and model, in US dollars per million tokens:
 //!
 //! ```
-//! use intent_core::{Price, Pricing, Usage};
+//! use intent_core::pricing::{Price, Pricing};
+//! use intent_core::Usage;
 //!
 //! let pricing = Pricing::new()
 //!     .with("openai", "gpt-4o-mini", Price::per_million(0.15, 0.60).with_cached_input(0.075).with_batch_discount(0.5))
@@ -42,7 +43,8 @@ use crate::result::{AiResult, AttemptRecord, Usage};
 /// One model's prices, in US dollars per million tokens.
 ///
 /// ```
-/// use intent_core::{Price, Usage};
+/// use intent_core::pricing::Price;
+/// use intent_core::Usage;
 ///
 /// let price = Price::per_million(2.0, 8.0);
 /// let usage = Usage { input_tokens: 1000, output_tokens: 500, ..Usage::default() };
@@ -87,7 +89,7 @@ impl Price {
     /// The price of the same model in a batch job: every rate less the batch discount.
     ///
     /// ```
-    /// use intent_core::Price;
+    /// use intent_core::pricing::Price;
     ///
     /// let batch = Price::per_million(1.0, 4.0).with_batch_discount(0.5).for_batch();
     /// assert_eq!((batch.input_per_million, batch.output_per_million), (0.5, 2.0));
@@ -128,7 +130,7 @@ impl Price {
 /// Prices by provider and model, filled by you. The provider `"*"` matches any provider.
 ///
 /// ```
-/// use intent_core::{Price, Pricing};
+/// use intent_core::pricing::{Price, Pricing};
 ///
 /// let pricing = Pricing::new()
 ///     .with("anthropic", "claude-haiku-4-5", Price::per_million(1.0, 5.0))
@@ -220,7 +222,8 @@ impl Pricing {
     /// attempts: an [`AiResult`]'s, a collection result's, or your own selection.
     ///
     /// ```
-    /// use intent_core::{AttemptRecord, Price, Pricing, Usage};
+    /// use intent_core::pricing::{Price, Pricing};
+    /// use intent_core::{AttemptRecord, Usage};
     ///
     /// let mut attempt = AttemptRecord::new(1);
     /// attempt.provider = "openai".into();
@@ -352,7 +355,8 @@ impl Usage {
     /// What this usage costs at `price`, in dollars (not rounded; see [`pricing`](crate::pricing)).
     ///
     /// ```
-    /// use intent_core::{Price, Usage};
+    /// use intent_core::pricing::Price;
+    /// use intent_core::Usage;
     ///
     /// let usage = Usage { input_tokens: 1_000_000, output_tokens: 1_000_000, ..Usage::default() };
     /// assert_eq!(usage.cost_at(&Price::per_million(0.5, 1.5)), 2.0);
@@ -369,7 +373,8 @@ impl Usage {
     /// [`cost_at`](Self::cost_at).
     ///
     /// ```
-    /// use intent_core::{Price, Pricing, Usage};
+    /// use intent_core::pricing::{Price, Pricing};
+    /// use intent_core::Usage;
     ///
     /// let pricing = Pricing::new().with("openai", "gpt-4.1", Price::per_million(2.0, 8.0));
     /// let usage = Usage { input_tokens: 500_000, output_tokens: 0, ..Usage::default() };
@@ -387,7 +392,7 @@ impl<T> AiResult<T> {
     ///
     /// ```
     /// use intent_core::prelude::*;
-    /// use intent_core::{Price, Pricing};
+    /// use intent_core::pricing::{Price, Pricing};
     /// use intent_core::provider::AiResponse;
     /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     /// # rt.block_on(async {

@@ -5,6 +5,17 @@
 //! provider's [`PieceStream`](crate::provider::PieceStream), hands each text piece to the relay
 //! and rebuilds the same [`AiResponse`] that `complete` gives; the loop tells the relay when a
 //! provider is asked anew (a fallback, or the next attempt) and when an attempt failed.
+//!
+//! The streams users read ([`AiStream`](crate::stream::AiStream) and
+//! [`ElementStream`](crate::stream::ElementStream) for one call,
+//! [`CollectionStream`](crate::collections::CollectionStream) for a collection) run their call
+//! with one [`Pump`]: the call's future polled by the stream itself, in the task that polls the
+//! stream (nothing is spawned, so dropping the stream cancels the call), what the call relayed
+//! into a [`Queue`] handed out in order, and the call's output last.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 
 use futures::StreamExt as _;
 
@@ -49,3 +60,93 @@ impl Ask for Streamed<'_> {
         })
     }
 }
+
+/// Where a running call's relayed items wait until its stream reads them: pushed as the call
+/// runs, taken by the [`Pump`] after each poll of the call.
+pub(crate) struct Queue<I>(Mutex<Vec<I>>);
+
+impl<I> Default for Queue<I> {
+    fn default() -> Self {
+        Queue(Mutex::new(Vec::new()))
+    }
+}
+
+impl<I> Queue<I> {
+    /// Adds `item` after what was relayed before it.
+    pub(crate) fn push(&self, item: I) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(item);
+    }
+
+    /// Everything relayed since the last take, in order.
+    fn take(&self) -> Vec<I> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+/// What a [`Pump`] hands out.
+pub(crate) enum Pumped<I, R> {
+    /// Something the call relayed, in the order it was relayed.
+    Relayed(I),
+    /// The call's output, after everything it relayed. Always last.
+    Done(R),
+}
+
+/// A call run by the stream that shows it: see the module's documentation.
+pub(crate) struct Pump<'a, I, R> {
+    /// The call, until it is done.
+    call: Option<BoxFuture<'a, R>>,
+    queue: Arc<Queue<I>>,
+    /// What the call relayed, not yet handed out.
+    relayed: VecDeque<I>,
+    /// The call's output, held until everything relayed before it is handed out.
+    done: Option<R>,
+}
+
+impl<'a, I, R> Pump<'a, I, R> {
+    /// Runs `call`, which relays into `queue`, as it is polled.
+    pub(crate) fn new(queue: Arc<Queue<I>>, call: BoxFuture<'a, R>) -> Self {
+        Pump {
+            call: Some(call),
+            queue,
+            relayed: VecDeque::new(),
+            done: None,
+        }
+    }
+
+    /// Whether the call is still running.
+    pub(crate) fn is_running(&self) -> bool {
+        self.call.is_some()
+    }
+
+    /// The next relayed item, else the call's output once everything relayed is handed out;
+    /// `None` after the output.
+    pub(crate) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Pumped<I, R>>> {
+        loop {
+            if let Some(item) = self.relayed.pop_front() {
+                return Poll::Ready(Some(Pumped::Relayed(item)));
+            }
+            if let Some(output) = self.done.take() {
+                return Poll::Ready(Some(Pumped::Done(output)));
+            }
+            let Some(call) = self.call.as_mut() else {
+                return Poll::Ready(None);
+            };
+            let polled = call.as_mut().poll(cx);
+            self.relayed.extend(self.queue.take());
+            match polled {
+                Poll::Ready(output) => {
+                    self.call = None;
+                    self.done = Some(output);
+                }
+                Poll::Pending if self.relayed.is_empty() => return Poll::Pending,
+                Poll::Pending => {}
+            }
+        }
+    }
+}
+
+// Nothing is polled through a pin: the call's future is boxed.
+impl<I, R> Unpin for Pump<'_, I, R> {}

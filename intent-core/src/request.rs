@@ -197,7 +197,7 @@ impl AiRequest {
         self.system.len()
             + self.user.len()
             + self.schema.as_ref().map_or(0, |s| s.json().len())
-            + crate::attachment::limits::body_len(&self.attachments)
+            + crate::attachment::provider_limits::body_len(&self.attachments)
     }
 
     /// The same request with a format and schema.

@@ -6,8 +6,10 @@ use darling::util::{Flag, SpannedValue};
 use darling::{ast, FromDeriveInput, FromField, FromMeta, FromVariant};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
-use syn::{Attribute, Expr, Lit, UnOp};
+use syn::ext::IdentExt;
+use syn::{parse_quote, Attribute, Expr, Generics, Ident, Lit, UnOp};
 
+use crate::case::RenameRule;
 use crate::serde_attr::{SerdeContainer, SerdeField, SerdeVariant};
 
 /// The derived type.
@@ -260,6 +262,30 @@ fn description(attr: Option<&SpannedValue<String>>, doc: &Option<String>) -> Opt
         }
         None => doc.clone(),
     }
+}
+
+/// `Intent` bounds on every type parameter.
+pub(crate) fn bounded(generics: &Generics, krate: &TokenStream) -> Generics {
+    let mut generics = generics.clone();
+    let params: Vec<Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
+    let clause = generics.make_where_clause();
+    for param in params {
+        clause.predicates.push(parse_quote!(#param: #krate::Intent));
+    }
+    generics
+}
+
+/// A named member's wire name: its `rename`, else its name under the `rename_all` rule.
+pub(crate) fn wire_name(field: &IntentField, rule: Option<RenameRule>) -> String {
+    let base = field
+        .ident
+        .as_ref()
+        .map(|i| i.unraw().to_string())
+        .unwrap_or_default();
+    field.serde().rename.clone().unwrap_or_else(|| match rule {
+        Some(rule) => rule.apply_to_field(&base),
+        None => base,
+    })
 }
 
 #[cfg(test)]

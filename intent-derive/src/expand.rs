@@ -11,9 +11,9 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{parse_quote, Generics, Ident, Type};
+use syn::{Generics, Ident, Type};
 
-use crate::ast::{krate_of_unread, Container, IntentField, IntentVariant};
+use crate::ast::{bounded, krate_of_unread, wire_name, Container, IntentField, IntentVariant};
 use crate::case::RenameRule;
 use crate::check;
 use crate::partial;
@@ -74,17 +74,6 @@ fn generic_params(generics: &Generics) -> Vec<Ident> {
         .collect()
 }
 
-/// `Intent` bounds on every type parameter.
-pub(crate) fn bounded(generics: &Generics, krate: &TokenStream) -> Generics {
-    let mut generics = generics.clone();
-    let params: Vec<Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
-    let clause = generics.make_where_clause();
-    for param in params {
-        clause.predicates.push(parse_quote!(#param: #krate::Intent));
-    }
-    generics
-}
-
 /// The errors, with an impl that lets the rest of the crate type-check (never run: the build
 /// fails on the errors).
 fn with_stub(
@@ -127,19 +116,6 @@ fn member_label(field: &IntentField, index: usize, variant: Option<&Ident>) -> S
         Some(v) => format!("{own} of variant `{}`", v.unraw()),
         None => own,
     }
-}
-
-/// A named member's wire name: its `rename`, else its name under the `rename_all` rule.
-pub(crate) fn wire_name(field: &IntentField, rule: Option<RenameRule>) -> String {
-    let base = field
-        .ident
-        .as_ref()
-        .map(|i| i.unraw().to_string())
-        .unwrap_or_default();
-    field.serde().rename.clone().unwrap_or_else(|| match rule {
-        Some(rule) => rule.apply_to_field(&base),
-        None => base,
-    })
 }
 
 struct Expander<'a> {

@@ -3,7 +3,7 @@
 //! the impl that reads the answer so far into it; without it, the type itself, read only once
 //! complete (a two-line impl, so a struct that does not opt in costs next to nothing).
 //!
-//! Member names are the wire names the shape uses ([`wire_name`]), so renames read exactly as
+//! Member names are the wire names the shape uses (`ast::wire_name`), so renames read exactly as
 //! the final reading reads them.
 
 use darling::ast::{Data, Style};
@@ -12,8 +12,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 
-use crate::ast::{Container, IntentField};
-use crate::expand::{bounded, wire_name};
+use crate::ast::{bounded, wire_name, Container, IntentField};
 
 /// The errors of `#[intent(partial)]` where it cannot work, each at the attribute.
 pub fn check(input: &Container) -> Vec<syn::Error> {

@@ -18,11 +18,11 @@
 //! `http` or `https`. Each provider checks its own limits (sizes per kind, per request, and a count)
 //! and the kinds it takes before it sends: see the provider modules.
 
-pub(crate) mod budget;
 mod capture;
+pub(crate) mod chunk_budget;
 mod encode;
-pub(crate) mod limits;
 mod prompt;
+pub(crate) mod provider_limits;
 mod sniff;
 mod tokens;
 
@@ -43,7 +43,21 @@ pub(crate) use tokens::estimate as estimate_tokens;
 
 /// An image or a document sent with a call's input.
 ///
-/// Cloning is cheap: clones share the bytes.
+/// It holds its bytes (shared: every attempt, every fallback and every clone of a request points
+/// at the same buffer, and cloning is cheap) or a URL the provider fetches. Its media type is
+/// given, read from the file's magic number ([`Attachment::from_bytes`]: PNG, JPEG, GIF, WebP,
+/// PDF) or told from the URL's extension. Nothing is copied or encoded until a provider writes
+/// its request body.
+///
+/// Attach one with [`AiCall::attach`](crate::AiCall::attach), or pass it as the call's input
+/// (alone, or as a member of the input struct): the prompt's `## Input (...)` section then lists
+/// each attachment, in order, with its media type and size. Bad input is refused before anything
+/// is sent, each error naming the attachment and the rule: an empty file, bytes of an unknown
+/// type, a file cut short (a PNG without its `IEND` chunk, a PDF without `%%EOF`), bytes labelled
+/// with a type their signature contradicts, a file over [`Attachment::MAX_BYTES`], a path that
+/// does not exist or is a directory, a URL that is not `http` or `https`. Each provider checks
+/// its own limits (sizes per kind, per request, and a count) and the kinds it takes before it
+/// sends.
 ///
 /// ```
 /// use intent_core::Attachment;
@@ -101,7 +115,7 @@ pub(crate) enum Source {
 /// tokens; `high` looks at the image in tiles). Other providers have no such setting and ignore it.
 ///
 /// ```
-/// use intent_core::attachment::ImageDetail;
+/// use intent_core::ImageDetail;
 ///
 /// assert_eq!(ImageDetail::Low.as_str(), "low");
 /// ```
@@ -120,7 +134,7 @@ impl ImageDetail {
     /// The wire name: `auto`, `low` or `high`.
     ///
     /// ```
-    /// assert_eq!(intent_core::attachment::ImageDetail::High.as_str(), "high");
+    /// assert_eq!(intent_core::ImageDetail::High.as_str(), "high");
     /// ```
     pub fn as_str(self) -> &'static str {
         match self {
@@ -314,7 +328,7 @@ impl Attachment {
     /// The same attachment with an image detail (OpenAI's `detail`; ignored by the others).
     ///
     /// ```
-    /// use intent_core::{attachment::ImageDetail, Attachment};
+    /// use intent_core::{Attachment, ImageDetail};
     ///
     /// let image = Attachment::url("https://example.com/a.png")?.with_detail(ImageDetail::Low);
     /// assert_eq!(image.detail(), Some(ImageDetail::Low));

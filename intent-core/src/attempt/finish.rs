@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use super::answer::Answer;
+use super::reply::Answer;
 use crate::cache::{Cache, CacheKey, CachedReply};
 use crate::observe;
 use crate::result::{AiResult, AttemptRecord, ResultIssue, Usage};

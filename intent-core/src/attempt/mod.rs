@@ -1,20 +1,18 @@
 //! The attempt loop: awaiting an [`AiCall`] runs it. Each attempt takes three steps, one module
 //! each, and the loop retries with the findings within the call's [`limits`]:
 //!
-//! 1. [`answer`]: the reply, from the cache (first attempts only) or the providers;
-//! 2. [`check`]: how the reply ended, what the reader and the call's checks find, the judge;
+//! 1. [`reply`]: the reply, from the cache (first attempts only) or the providers;
+//! 2. [`checks`]: how the reply ended, what the reader and the call's checks find (the answer
+//!    checks each in a file of its own: `copied_example`, `empty_list`, `rule_bound`,
+//!    `truncation`), the judge;
 //! 3. [`finish`]: the attempt's record and span, the cache write of a reply that passed, and the
 //!    call's result.
 
-mod answer;
-mod bounds;
-mod budget;
-mod check;
-mod copied;
-mod empty;
+mod checks;
 mod finish;
 mod limits;
-mod truncation;
+mod reply;
+mod token_budget;
 
 use std::any::type_name;
 use std::future::{Future, IntoFuture};
@@ -24,13 +22,13 @@ use std::time::Instant;
 
 use tracing::Instrument;
 
-pub(crate) use self::answer::asked;
-pub(crate) use self::check::finish_issue;
+pub(crate) use self::checks::finish_issue;
 pub(crate) use self::limits::Limits;
+pub(crate) use self::reply::asked;
 
-use self::answer::Answered;
-use self::check::Checked;
+use self::checks::Checked;
 use self::finish::Tally;
+use self::reply::Answered;
 use crate::cache::Cache;
 use crate::call::AiCall;
 use crate::client::IntentClient;
@@ -147,10 +145,10 @@ async fn run_inner<T: Intent + Send>(
         }
     };
     let limits = Limits::new(client, &options);
-    let empty_lists = empty::EmptyListPolicy::new(&info, &input, limits.max_attempts);
-    let bounds = bounds::BoundPolicy::new(&info, &input, limits.max_attempts);
+    let empty_lists = checks::EmptyListPolicy::new(&info, &input, limits.max_attempts);
+    let bounds = checks::BoundPolicy::new(&info, &input, limits.max_attempts);
     let verify = |text: &str| {
-        let (value, json) = check::read_checked(
+        let (value, json) = checks::read_checked(
             &info,
             schema.as_deref(),
             &checks,
@@ -256,41 +254,41 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
         let mut record = AttemptRecord::new(number);
         // Until a provider answers, the record names the one that would be asked.
         record.provider = first_asked(job).to_owned();
-        if let Err(limit) = budget::fit(&mut request, limits, tally.usage, &tally.records) {
+        if let Err(limit) = token_budget::fit(&mut request, limits, tally.usage, &tally.records) {
             return tally.fail_with(Some(limit));
         }
         let span = observe::spans::attempt(number);
         observe::attempt_started(number);
 
-        let answer =
-            match answer::answer(job, limits, &request, number, &mut first_key, &span).await {
-                Answered::Reply(answer) => answer,
-                Answered::Deadline => {
-                    record.latency = started.elapsed();
-                    record.issues.extend(limits.deadline_issue());
-                    return tally.fail_at(record, &span, "deadline");
+        let answer = match reply::answer(job, limits, &request, number, &mut first_key, &span).await
+        {
+            Answered::Reply(answer) => answer,
+            Answered::Deadline => {
+                record.latency = started.elapsed();
+                record.issues.extend(limits.deadline_issue());
+                return tally.fail_at(record, &span, "deadline");
+            }
+            Answered::Failed(error) => {
+                record.latency = started.elapsed();
+                if !error.provider.is_empty() {
+                    record.provider.clone_from(&error.provider);
                 }
-                Answered::Failed(error) => {
-                    record.latency = started.elapsed();
-                    if !error.provider.is_empty() {
-                        record.provider.clone_from(&error.provider);
-                    }
-                    // A rate limit that would hold the request past the deadline is the call's
-                    // limit.
-                    let kind = match error.kind {
-                        ProviderErrorKind::RateLimitWait => IssueKind::Limit,
-                        _ => IssueKind::Provider,
-                    };
-                    record
-                        .issues
-                        .push(ResultIssue::new(kind, error.to_string()));
-                    return tally.fail_at(record, &span, "provider failed");
-                }
-            };
+                // A rate limit that would hold the request past the deadline is the call's
+                // limit.
+                let kind = match error.kind {
+                    ProviderErrorKind::RateLimitWait => IssueKind::Limit,
+                    _ => IssueKind::Provider,
+                };
+                record
+                    .issues
+                    .push(ResultIssue::new(kind, error.to_string()));
+                return tally.fail_at(record, &span, "provider failed");
+            }
+        };
         finish::record_answer(&mut record, &answer);
         tally.usage += answer.response.usage;
 
-        let checked = check::check(
+        let checked = checks::check(
             job,
             limits,
             &request,
@@ -317,7 +315,7 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
             finish::store(job.cache(), first_key.as_ref(), &record).await;
             return tally.succeed(value, record);
         }
-        let repeated = truncation::repeated_cut(tally.last(), &record);
+        let repeated = checks::repeated_cut(tally.last(), &record);
         tally.records.push(record);
         if repeated.is_some() {
             return tally.fail_with(repeated);

@@ -120,6 +120,29 @@ impl CatalogIntent {
         &self.tests
     }
 
+    /// Every way `value` (one answer's value) breaks the intent: its JSON Schema in full, for a
+    /// schema shape, and the file's rules; each issue at its path under `/value`. This is what
+    /// [`Catalog::run_json`](super::Catalog::run_json) checks on a reply, for values got another
+    /// way (each element of a collection, say).
+    ///
+    /// ```
+    /// use intent_core::catalog::Catalog;
+    ///
+    /// let catalog = Catalog::parse("c.yaml", "intents:\n  - name: stars\n    intent: Rate it.\n    shape: { type: integer, minimum: 1, maximum: 5 }\n")?;
+    /// let stars = catalog.get("stars").unwrap();
+    /// assert!(stars.check_value(&serde_json::json!(4)).is_empty());
+    /// assert_eq!(stars.check_value(&serde_json::json!(9))[0].path.as_deref(), Some("/value"));
+    /// # Ok::<(), intent_core::IntentError>(())
+    /// ```
+    pub fn check_value(&self, value: &Value) -> Vec<ResultIssue> {
+        let mut issues = Vec::new();
+        if let Shape::Schema(schema) = &self.shape {
+            schema.check(value, &mut issues);
+        }
+        self.check_rules(value, &mut issues);
+        issues
+    }
+
     /// The issues of every file rule that `value` (a reply's value) breaks.
     pub(crate) fn check_rules(&self, value: &Value, out: &mut Vec<ResultIssue>) {
         for rule in &self.rules {

@@ -9,6 +9,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::read;
+use crate::shape::MemberStep;
 
 /// One step of a rule path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,6 +20,20 @@ pub(crate) enum Step {
     Items,
     /// Every value of a map.
     Values,
+}
+
+impl Step {
+    /// The steps of a path as the prompt's rule lines name them.
+    pub(crate) fn member_steps(steps: &[Step]) -> Vec<MemberStep<'_>> {
+        steps
+            .iter()
+            .map(|step| match step {
+                Step::Member(name) => MemberStep::Member(name),
+                Step::Items => MemberStep::Each,
+                Step::Values => MemberStep::EachValue,
+            })
+            .collect()
+    }
 }
 
 /// A parsed rule path.

@@ -8,7 +8,7 @@ use crate::result::{IssueKind, ResultIssue};
 use crate::shape::rule_table::{
     conflict, count_conflict, misfit, multiple_of_refusal, range_conflict, RuleKind, RuleNaming,
 };
-use crate::shape::{rule_line, MemberStep, Pattern, RuleTarget, Rules};
+use crate::shape::{rule_line, Pattern, RuleTarget, Rules};
 
 /// Intent files name rules by their JSON Schema keywords.
 const KEYWORD: RuleNaming = RuleNaming::Keyword;
@@ -124,16 +124,7 @@ impl MemberRule {
 
     /// The prompt's rule line, worded as the derive's: `` - `quantity` of each element of `lines`: at least 1; at most 1000 ``.
     pub(crate) fn line(&self) -> String {
-        let steps: Vec<MemberStep<'_>> = self
-            .path
-            .steps()
-            .iter()
-            .map(|step| match step {
-                Step::Member(name) => MemberStep::Member(name),
-                Step::Items => MemberStep::Each,
-                Step::Values => MemberStep::EachValue,
-            })
-            .collect();
+        let steps = Step::member_steps(self.path.steps());
         rule_line(&steps, false, &self.rules.statements())
     }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::chunk::Element;
 use super::result::Progress;
 use crate::attachment::{self, Attachment, Scope};
-use crate::call::{require_check, require_line, Check};
+use crate::call::{require_rule, Check};
 use crate::client::IntentClient;
 use crate::input;
 use crate::intent::Intent;
@@ -18,10 +18,10 @@ use crate::result::{IssueKind, ResultIssue};
 use crate::shape::MemberStep;
 
 /// Elements per chunk unless [`CollectionCall::chunk_size`] says otherwise.
-pub const DEFAULT_CHUNK_SIZE: usize = 50;
+pub(crate) const DEFAULT_CHUNK_SIZE: usize = 50;
 
 /// Chunks in flight at once unless [`CollectionCall::concurrency`] says otherwise.
-pub const DEFAULT_CONCURRENCY: usize = 4;
+pub(crate) const DEFAULT_CONCURRENCY: usize = 4;
 
 pub(crate) type ProgressFn<'a> = Box<dyn Fn(Progress) + Send + Sync + 'a>;
 
@@ -286,14 +286,14 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
         self
     }
 
-    /// Sets the most elements per chunk (at least 1; default [`DEFAULT_CHUNK_SIZE`]). Chunks are
+    /// Sets the most elements per chunk (at least 1; default 50). Chunks are
     /// also cut so that each chunk's serialized input fits within the client's `max_input_chars`.
     pub fn chunk_size(mut self, elements: usize) -> Self {
         self.chunk_size = elements.max(1);
         self
     }
 
-    /// Sets the most chunks in flight at once (at least 1; default [`DEFAULT_CONCURRENCY`]).
+    /// Sets the most chunks in flight at once (at least 1; default 4).
     pub fn concurrency(mut self, chunks: usize) -> Self {
         self.concurrency = chunks.max(1);
         self
@@ -314,15 +314,13 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
         predicate: impl Fn(&O) -> bool + Send + Sync + 'a,
         message: impl Into<String>,
     ) -> Self {
-        let message = message.into();
         let subject: &[MemberStep<'_>] = match self.mode {
             Mode::Each => &[MemberStep::Each, MemberStep::Member("value")],
             Mode::Keyed => &[MemberStep::EachValue],
         };
-        self.options
-            .rule_lines
-            .extend(require_line(subject, &message));
-        self.checks.push(require_check(predicate, message));
+        let (line, check) = require_rule(subject, predicate, message);
+        self.options.rule_lines.extend(line);
+        self.checks.push(check);
         self
     }
 

@@ -3,7 +3,7 @@
 //! limits ([`CHUNK_BUDGET`]: the smallest among the providers, since a fallback must be able to
 //! take the same request).
 
-use crate::attachment::budget::{Load, RequestBudget, CHUNK_BUDGET};
+use crate::attachment::chunk_budget::{Load, RequestBudget, CHUNK_BUDGET};
 use crate::attachment::Attachment;
 use crate::result::{IssueKind, ResultIssue};
 
@@ -174,7 +174,7 @@ mod tests {
         max_image: 100,
         max_pdf: 100,
         max_total: 250,
-        measure: crate::attachment::limits::Measure::Raw,
+        measure: crate::attachment::provider_limits::Measure::Raw,
     };
 
     #[test]

@@ -55,25 +55,29 @@
 mod batch;
 mod call;
 mod chunk;
+mod chunk_reply;
+#[cfg(feature = "arrow")]
+mod columns;
 mod each;
 mod element_schema;
+mod element_stream;
+mod input_stream;
 mod observed;
 mod result;
+#[cfg(feature = "arrow")]
+mod rows;
 mod run;
-mod stream;
-mod streamed;
-mod verify;
 
 #[cfg(feature = "progress-bar")]
 mod progress_bar;
 
 pub use batch::BatchOptions;
-pub use call::{CollectionCall, DEFAULT_CHUNK_SIZE, DEFAULT_CONCURRENCY};
+pub use call::CollectionCall;
+pub use element_stream::{CollectionEvent, CollectionStream};
+pub use input_stream::{MapStream, StreamItem};
 #[cfg(feature = "progress-bar")]
 pub use progress_bar::progress_bar;
 pub use result::{ChunkRecord, CollectionResult, ElementIssue, Progress};
-pub use stream::{MapStream, StreamItem};
-pub use streamed::{CollectionEvent, CollectionStream};
 
 use serde::Serialize;
 

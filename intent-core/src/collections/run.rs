@@ -9,11 +9,11 @@ use futures::stream::{self, StreamExt};
 
 use super::call::{CollectionCall, Mode};
 use super::chunk::{self, ChunkInput, Element};
+use super::chunk_reply::{self, ElementReader, Verdict};
 use super::each::EachItem;
 use super::element_schema::ElementSchema;
 use super::observed;
 use super::result::{ChunkRecord, CollectionResult, ElementIssue, Progress};
-use super::verify::{self, ElementReader, Verdict};
 use crate::attempt;
 use crate::client::IntentClient;
 use crate::input::SerializedInput;
@@ -134,13 +134,11 @@ pub(super) type ChunkRun<'s, O> = Pin<Box<dyn Future<Output = ChunkOutcome<O>> +
 /// Runs a collection call, each chunk run by `chunk`: chunks in flight up to the concurrency
 /// limit, the results put back in input order.
 pub(super) async fn run_chunks<K, O: Intent + Send>(
-    call: CollectionCall<'_, K, O>,
+    mut call: CollectionCall<'_, K, O>,
     chunk: impl for<'s> Fn(&'s Shared<'s, O>, usize, ChunkInput) -> ChunkRun<'s, O>,
 ) -> CollectionResult<K, O> {
-    let mut call = call;
     let (mut elements, keys) = take_elements(&mut call);
-    let (mut collector, chunks) = Collector::of(&call, &elements);
-    let shared = Shared::of(&call);
+    let (mut collector, chunks, shared) = Collector::start(&call, &elements);
     let (open, close) = shared.delimiters();
     let concurrency = call.concurrency;
     // A chunk's input is built when it starts, from elements it moves out of the call.
@@ -182,18 +180,23 @@ pub(super) fn take_elements<K, O>(
 }
 
 impl<'p, O> Collector<'p, O> {
-    /// The collector of `call`'s `elements` (taken out of it) and the chunks they are cut into.
-    pub(super) fn of<K>(
+    /// The start of a run of `call`, whose `elements` were taken out of it: the collector, the
+    /// chunks the elements are cut into, and what the chunks share.
+    pub(super) fn start<K>(
         call: &'p CollectionCall<'p, K, O>,
         elements: &[Result<Element, ResultIssue>],
-    ) -> (Self, Vec<Vec<usize>>) {
-        Collector::new(
+    ) -> (Self, Vec<Vec<usize>>, Shared<'p, O>)
+    where
+        O: Intent,
+    {
+        let (collector, chunks) = Collector::new(
             elements,
             call.mode,
             call.chunk_size,
             call.client.options().max_input_chars,
             call.on_progress.as_deref(),
-        )
+        );
+        (collector, chunks, Shared::of(call))
     }
 
     /// The collector of `elements` and the chunks they are cut into; the elements refused before
@@ -400,10 +403,10 @@ impl PreparedChunk {
     /// What a reply to this chunk holds, element by element.
     pub(super) fn verify<O: Intent>(&self, shared: &Shared<'_, O>, text: &str) -> Verdict<O> {
         match shared.mode {
-            Mode::Each => verify::verify_each(&shared.reader, text, &self.positions),
+            Mode::Each => chunk_reply::verify_each(&shared.reader, text, &self.positions),
             Mode::Keyed => {
                 let keys: Vec<&str> = self.keys.iter().map(String::as_str).collect();
-                verify::verify_keyed(&shared.reader, text, &keys)
+                chunk_reply::verify_keyed(&shared.reader, text, &keys)
             }
         }
     }

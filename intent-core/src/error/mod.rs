@@ -64,6 +64,10 @@ pub enum IntentError {
     /// [`IntentError::catalog_error`] returns with its file, intent and line.
     #[error("{0}")]
     Catalog(Box<dyn std::error::Error + Send + Sync>),
+    /// A collection's results could not be written as an Arrow array or a Polars series (a
+    /// value outside the column type's range, say).
+    #[error("the results could not be written as a column: {0}")]
+    Column(String),
 }
 
 impl<T> AiResult<T> {

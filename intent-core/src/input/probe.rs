@@ -40,9 +40,10 @@ pub(crate) fn probe<I: Serialize + ?Sized>(input: &I) -> Result<Probed, IntentEr
     .map_err(|e| IntentError::InputSerialization(e.0))?;
     let (_, base) = strip_options(std::any::type_name::<I>());
     if matches!(known_scalar(base), Some(Scalar::Json | Scalar::JsonObject)) {
-        // Sent as its JSON text, and labelled as such.
+        // Sent as its JSON text, and labelled as such (a table and a row as the spec labels a
+        // DataTable and a DataRow).
         return Ok(Probed {
-            label: "JSON".to_owned(),
+            label: table_label(base).unwrap_or("JSON").to_owned(),
             root_text: None,
         });
     }
@@ -87,8 +88,22 @@ fn known_scalar(type_name: &str) -> Option<Scalar> {
         ("rust_decimal", "Decimal", None) => Scalar::Decimal,
         ("serde_json", "Value" | "RawValue", None) => Scalar::Json,
         ("serde_json", "Map", Some(_)) => Scalar::JsonObject,
+        ("intent_core", _, None) if table_label(name).is_some() => match last {
+            "Row" => Scalar::JsonObject,
+            _ => Scalar::Json,
+        },
         _ => Scalar::Int(int_kind(name)?),
     })
+}
+
+/// The label of a [`Table`](crate::table::Table) or a [`Row`](crate::table::Row), named by its
+/// type name: sent as JSON rather than as their members.
+fn table_label(type_name: &str) -> Option<&'static str> {
+    match unwrap_pointers(type_name) {
+        "intent_core::table::Table" => Some("JSON array of row objects"),
+        "intent_core::table::Row" => Some("JSON object"),
+        _ => None,
+    }
 }
 
 fn int_kind(name: &str) -> Option<IntKind> {
@@ -574,49 +589,46 @@ impl<'g> ser::Serializer for Probe<'g, '_> {
     }
 }
 
-impl ser::SerializeSeq for Collect<'_> {
-    type Ok = NodeId;
-    type Error = ProbeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ProbeError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<NodeId, ProbeError> {
-        self.finish_seq()
-    }
+/// Sequences, tuples and tuple structs: each element probed as a list's element.
+macro_rules! sequence {
+    ($($serializer:ident::$element:ident),*) => {$(
+        impl ser::$serializer for Collect<'_> {
+            type Ok = NodeId;
+            type Error = ProbeError;
+            fn $element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ProbeError> {
+                self.element(value)
+            }
+            fn end(self) -> Result<NodeId, ProbeError> {
+                self.finish_seq()
+            }
+        }
+    )*};
 }
+sequence!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
-impl ser::SerializeTuple for Collect<'_> {
-    type Ok = NodeId;
-    type Error = ProbeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ProbeError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<NodeId, ProbeError> {
-        self.finish_seq()
-    }
+/// Variants with members: their shape is not probed (an object, whatever it holds).
+macro_rules! variant {
+    ($($serializer:ident($($member:ty),*)),*) => {$(
+        impl ser::$serializer for Collect<'_> {
+            type Ok = NodeId;
+            type Error = ProbeError;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, $(_: $member),*) -> Result<(), ProbeError> {
+                Ok(())
+            }
+            fn end(self) -> Result<NodeId, ProbeError> {
+                Ok(self.graph.scalar(Scalar::JsonObject))
+            }
+        }
+    )*};
 }
-
-impl ser::SerializeTupleStruct for Collect<'_> {
-    type Ok = NodeId;
-    type Error = ProbeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ProbeError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<NodeId, ProbeError> {
-        self.finish_seq()
-    }
-}
-
-impl ser::SerializeTupleVariant for Collect<'_> {
-    type Ok = NodeId;
-    type Error = ProbeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), ProbeError> {
-        Ok(())
-    }
-    fn end(self) -> Result<NodeId, ProbeError> {
-        Ok(self.graph.scalar(Scalar::JsonObject))
-    }
-}
+variant!(
+    SerializeTupleVariant(&T),
+    SerializeStructVariant(&'static str, &T)
+);
 
 impl ser::SerializeMap for Collect<'_> {
     type Ok = NodeId;
@@ -662,20 +674,5 @@ impl ser::SerializeStruct for Collect<'_> {
     }
     fn end(self) -> Result<NodeId, ProbeError> {
         self.finish_struct()
-    }
-}
-
-impl ser::SerializeStructVariant for Collect<'_> {
-    type Ok = NodeId;
-    type Error = ProbeError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), ProbeError> {
-        Ok(())
-    }
-    fn end(self) -> Result<NodeId, ProbeError> {
-        Ok(self.graph.scalar(Scalar::JsonObject))
     }
 }

@@ -40,13 +40,8 @@ pub(crate) fn reply_received(
     emit(
         "reply_received",
         |origin| ReplyReceived {
-            origin,
-            provider,
-            model,
-            finish_reason,
-            usage,
-            latency,
             output_chars: text.chars().count(),
+            ..ReplyReceived::new(origin, provider, model, finish_reason, usage, latency)
         },
         |observer, event| observer.reply_received(event),
     );

@@ -243,11 +243,13 @@ impl PromptPlan {
     }
 
     /// The response format of every attempt.
+    #[cfg(feature = "__internals")]
     pub fn format(&self) -> ResponseFormat {
         self.format
     }
 
     /// The schema sent with every attempt.
+    #[cfg(feature = "__internals")]
     pub fn schema(&self) -> Option<&serde_json::Value> {
         self.schema.as_deref()
     }

@@ -3,33 +3,51 @@
 //! [`OpenAiProvider`] speaks Chat Completions (OpenAI and compatible servers) or OpenAI's Responses
 //! API, [`AnthropicProvider`] the Messages API, [`GeminiProvider`] Gemini's `generateContent`, and
 //! [`ScriptedProvider`] answers from a script, offline.
+//!
+//! The three vendors are one type, [`HttpProvider`], over a vendor's wire ([`OpenAi`],
+//! [`Anthropic`], [`Gemini`]): the transport, the settings and the [`Provider`] methods are
+//! written once (`http`, `transport`), and each vendor has one folder with the same files
+//! (`mod.rs`, `wire.rs` or one file per API, `parts.rs`, and `events.rs`, `batch.rs`,
+//! `dialect.rs` where the vendor has them: see `http` for what each holds and how a new vendor
+//! is added). What the vendors' bodies share is beside them: `message_parts` (the attachments
+//! of a message, in order), `sampling` (the sampling options and which vendor takes which),
+//! `extra_body` (fields merged over a body), `batch` (the batch capability, and the requests
+//! every batch API sends).
+//!
+//! A reply streams through three layers, each with one home and one name:
+//!
+//! - **events**: the server-sent events on the wire, parsed within the provider's limits
+//!   (`transport::sse`);
+//! - **pieces**: the vendor's events decoded (its `events.rs`) into [`StreamPiece`]s, the
+//!   contract every provider's [`Provider::stream`] keeps ([`PieceStream`],
+//!   [`ReplyAssembler`]; `pieces`);
+//! - **streams**: what users read, built on the pieces above the provider layer: a call's
+//!   [`AiStream`](crate::stream::AiStream) and [`ElementStream`](crate::stream::ElementStream)
+//!   ([`crate::stream`]), a collection's [`CollectionStream`](crate::collections::CollectionStream)
+//!   and [`MapStream`](crate::collections::MapStream) ([`crate::collections`]).
 
 mod anthropic;
 pub(crate) mod batch;
 mod extra_body;
 mod gemini;
-mod http_provider;
+mod http;
 mod message_parts;
 mod openai;
-mod openai_parts;
-mod openai_responses;
-mod openai_usage;
-mod prompt_cache;
+pub(crate) mod pieces;
 mod sampling;
 mod scripted;
-mod sse;
-mod stream;
 mod transport;
 
 pub use crate::error::{ProviderError, ProviderErrorKind};
 pub use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 pub use crate::result::FinishReason;
-pub use anthropic::{AnthropicProvider, ANTHROPIC_VERSION};
+pub use anthropic::{Anthropic, AnthropicProvider};
 pub use batch::BatchClient;
-pub use gemini::GeminiProvider;
-pub use openai::{MaxTokensField, OpenAiApi, OpenAiProvider};
+pub use gemini::{Gemini, GeminiProvider};
+pub use http::HttpProvider;
+pub use openai::{MaxTokensField, OpenAi, OpenAiApi, OpenAiProvider};
+pub use pieces::{PieceStream, ReplyAssembler, StreamEnd, StreamPiece};
 pub use scripted::{ScriptedProvider, ScriptedReply};
-pub use stream::{PieceStream, ReplyAssembler, StreamEnd, StreamPiece};
 pub use transport::{RateLimitStatus, RetryPolicy};
 
 /// The providers' error, defined with the library's error type (which carries it) so that the
@@ -176,11 +194,11 @@ pub trait Provider: Send + Sync {
     /// # });
     /// ```
     fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
-        stream::whole_reply(self.complete(request))
+        pieces::whole_reply(self.complete(request))
     }
 
     /// The provider's batch API, when it has one (see [`BatchClient`]): what
-    /// [`CollectionCall::batch`](crate::CollectionCall::batch) runs on. The default is none, and a
+    /// [`CollectionCall::batch`](crate::collections::CollectionCall::batch) runs on. The default is none, and a
     /// batch run on a provider without one is refused before anything is sent.
     ///
     /// ```

@@ -5,7 +5,7 @@ use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::stream::{opening, reply_pieces};
+use super::pieces::{opening, reply_pieces};
 use super::{
     AiResponse, BoxFuture, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind,
     StreamPiece,

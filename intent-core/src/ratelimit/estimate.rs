@@ -3,7 +3,7 @@
 //! No tokenizer is bundled (each model family has its own), so the estimate is the request's
 //! UTF-8 bytes over four (system message, user message and the JSON schema, which the provider
 //! also reads) plus the reply it may produce: its `max_output_tokens`, or
-//! [`DEFAULT_OUTPUT_TOKENS`] when it sets none. Four bytes a token is the usual figure for English
+//! 1,024 ([`DEFAULT_OUTPUT_TOKENS`]) when it sets none. Four bytes a token is the usual figure for English
 //! and JSON; text in scripts of several bytes a character is over-counted rather than under.
 //! Attachments add 1,600 tokens an image and 3,000 a PDF page (the pages the file's bytes show):
 //! the highest the providers count, see `attachment::tokens`. The estimate only has to hold until
@@ -14,12 +14,14 @@ use std::io;
 use crate::request::AiRequest;
 
 /// The request bytes counted as one token.
-pub const BYTES_PER_TOKEN: u64 = 4;
+pub(crate) const BYTES_PER_TOKEN: u64 = 4;
 
 /// The output tokens charged for a request that sets no `max_output_tokens`.
-pub const DEFAULT_OUTPUT_TOKENS: u64 = 1024;
+pub(crate) const DEFAULT_OUTPUT_TOKENS: u64 = 1024;
 
-/// The tokens `request` is charged before it is sent.
+/// The tokens `request` is charged before it is sent: its UTF-8 bytes (system and user
+/// messages, the JSON schema) over 4, plus 1,600 an attached image and 3,000 a PDF page, plus its
+/// `max_output_tokens`, or 1,024 when it sets none.
 ///
 /// ```
 /// use intent_core::AiRequest;

@@ -37,7 +37,7 @@
 //!
 //! Each request is charged an estimate before it is sent ([`estimate_tokens`]: its bytes over
 //! four, 1,600 tokens an attached image and 3,000 a PDF page, plus its `max_output_tokens` or
-//! [`DEFAULT_OUTPUT_TOKENS`]); a request estimated above
+//! 1,024 when it sets none); a request estimated above
 //! `tokens_per_minute` is charged the whole minute, the most any request can have. When the reply
 //! reports its usage, the schedule is moved by the difference. A failed request keeps its charge
 //! (providers count refused requests too).
@@ -55,7 +55,7 @@
 //!
 //! # Adapting to the provider
 //!
-//! Each reply's rate-limit headers ([`RateLimitStatus`]: OpenAI's `x-ratelimit-*`, Anthropic's
+//! Each reply's rate-limit headers ([`RateLimitStatus`](crate::provider::RateLimitStatus): OpenAI's `x-ratelimit-*`, Anthropic's
 //! `anthropic-ratelimit-*`; see `provider/transport/rate_limit_headers.rs` for the names and
 //! formats) reach the limiter on [`AiResponse::rate_limit`](crate::provider::AiResponse::rate_limit):
 //! the transport reads them from every successful reply, and the limiter mirrors the provider's
@@ -76,8 +76,7 @@ mod mirror;
 mod redis;
 mod schedule;
 
-pub use crate::provider::RateLimitStatus;
-pub use estimate::{estimate_tokens, BYTES_PER_TOKEN, DEFAULT_OUTPUT_TOKENS};
+pub use estimate::estimate_tokens;
 
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -95,7 +94,7 @@ use schedule::{Bound, Schedule, TooLate};
 /// dimension; `RateLimit::default()` sets none and paces by the provider's headers alone.
 ///
 /// ```
-/// use intent_core::RateLimit;
+/// use intent_core::ratelimit::RateLimit;
 ///
 /// let limit = RateLimit { requests_per_minute: Some(600), tokens_per_minute: Some(150_000) };
 /// assert_eq!(RateLimit::default().requests_per_minute, None);

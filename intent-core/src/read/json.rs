@@ -20,7 +20,7 @@ use super::{locate, read_text, text_value};
 /// empty once trimmed, and is that string trimmed.
 ///
 /// ```
-/// use intent_core::__private::read_value;
+/// use intent_core::__internals::read_value;
 /// use intent_core::Intent;
 ///
 /// let info = <Vec<u8>>::type_info();
@@ -81,7 +81,7 @@ pub(crate) fn read_json(text: &str) -> Result<Answer, Vec<ResultIssue>> {
 /// text as [`read_reply`](super::read_reply) reads it, as a string.
 ///
 /// ```
-/// use intent_core::__private::read_reply_json;
+/// use intent_core::__internals::read_reply_json;
 /// use intent_core::Intent;
 ///
 /// let info = <Vec<u8>>::type_info();
@@ -104,6 +104,7 @@ pub fn read_reply_json<T: Intent>(
 
 /// The lenient path alone (the fast path skipped): used by tests that hold the two paths to the
 /// same outcome.
+#[cfg(feature = "__internals")]
 pub fn read_reply_lenient<T: Intent>(info: &TypeInfo, text: &str) -> Result<T, Vec<ResultIssue>> {
     if info.target() == TargetKind::Text {
         return read_text(text);

@@ -52,9 +52,11 @@ mod path;
 mod text;
 mod verify;
 
-pub use findings::MAX_FINDINGS;
-pub use parse::MAX_DEPTH;
-pub use verify::{MAX_WALK_DEPTH, MAX_WALK_STEPS};
+pub(crate) use findings::MAX_FINDINGS;
+#[allow(unused_imports)] // Named by the docs above.
+pub(crate) use parse::MAX_DEPTH;
+#[allow(unused_imports)]
+pub(crate) use verify::{MAX_WALK_DEPTH, MAX_WALK_STEPS};
 
 pub(crate) use answer::Answer;
 pub(crate) use findings::bounded as bounded_findings;

@@ -152,7 +152,7 @@ impl ShapeGraph {
     /// What the place `id` accepts, with `Option`s and newtypes peeled.
     ///
     /// ```
-    /// use intent_core::__private::shape::{ShapeGraph, TextForm};
+    /// use intent_core::__internals::shape::{ShapeGraph, TextForm};
     /// use intent_core::Intent;
     ///
     /// let mut graph = ShapeGraph::new();

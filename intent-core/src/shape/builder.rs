@@ -10,11 +10,11 @@ use super::{Node, NodeId, Scalar};
 /// Named types are registered once under their Rust type name, so recursive types form cycles.
 ///
 /// ```
-/// use intent_core::__private::shape::{Node, Scalar, ShapeGraph};
+/// use intent_core::__internals::shape::{Node, Scalar, ShapeGraph};
 ///
 /// let mut graph = ShapeGraph::new();
 /// let text = graph.scalar(Scalar::String);
-/// let list = graph.add(Node::Seq { item: text, kind: intent_core::__private::shape::SeqKind::List });
+/// let list = graph.add(Node::Seq { item: text, kind: intent_core::__internals::shape::SeqKind::List });
 /// assert_eq!(graph.label(list), "List<string>");
 /// ```
 #[derive(Debug, Clone, Default)]
@@ -98,7 +98,7 @@ impl ShapeGraph {
     /// itself gets its own id back instead of recursing forever.
     ///
     /// ```
-    /// use intent_core::__private::shape::{Node, ShapeGraph, StructKind, StructShape};
+    /// use intent_core::__internals::shape::{Node, ShapeGraph, StructKind, StructShape};
     ///
     /// let mut graph = ShapeGraph::new();
     /// let first = graph.named("my::Tree", |graph, me| {

@@ -2,23 +2,24 @@
 //! schema, the strict-compatibility verdict and the reply verifier are all derived.
 //!
 //! A shape is a small graph. Every [`Intent`](crate::Intent) type registers its node in a
-//! `ShapeGraph` through [`Intent::shape`](crate::Intent::shape); named types (derived structs and
+//! `ShapeGraph` through the trait's hidden `shape` method; named types (derived structs and
 //! enums) are registered once per graph under their Rust type name, so a recursive type becomes a
 //! cycle in the graph instead of an infinite recursion. What each node accepts in a reply is
 //! decided in one table, `accepts`, that every reader asks.
 //!
 //! Only [`TypeInfo`] (what [`Intent::type_info`](crate::Intent::type_info) returns and
-//! [`read_reply`](crate::read::read_reply) takes) and [`TargetKind`] are public here; the graph's
-//! types are the derive's business, reached through `intent_core::__private::shape`.
+//! [`read_reply`](crate::read::read_reply) takes) and [`TargetKind`] (what
+//! [`TypeInfo::target`] tells) are public here. The graph's types are internal: the derive
+//! names them through `intent_core::__private`, the workspace's tests through the non-default
+//! `__internals` feature, and [`Intent`](crate::Intent) is sealed so that they can change with
+//! the readers that ask them (see the trait's documentation).
 //!
 //! ```
-//! use intent_core::__private::shape::{Node, ShapeGraph};
-//! use intent_core::Intent;
+//! use intent_core::shape::{TargetKind, TypeInfo};
 //!
-//! let mut graph = ShapeGraph::new();
-//! let root = <Vec<Option<u32>> as Intent>::shape(&mut graph);
-//! assert_eq!(graph.label(root), "List<uint?>");
-//! assert!(matches!(graph.node(root), Node::Seq { .. }));
+//! let info = TypeInfo::of::<Vec<Option<u32>>>();
+//! assert_eq!(info.description(), "List<uint?>");
+//! assert_eq!(info.target(), TargetKind::StrictSchema);
 //! ```
 
 pub(crate) mod accepts;
@@ -40,5 +41,7 @@ pub(crate) use node::{
     StructShape, Variant, VariantKind,
 };
 pub(crate) use rules::table as rule_table;
+#[cfg(feature = "catalog")]
+pub(crate) use rules::Pattern;
 pub(crate) use rules::{member_subject, number, plural, rule_line, MemberStep, Seg};
-pub(crate) use rules::{Pattern, RuleTarget, Rules};
+pub(crate) use rules::{RuleTarget, Rules};

@@ -14,7 +14,7 @@ impl ShapeGraph {
     /// The strict schema of a shape, or `None` when the shape is not strict-compatible.
     ///
     /// ```
-    /// use intent_core::__private::shape::ShapeGraph;
+    /// use intent_core::__internals::shape::ShapeGraph;
     /// use intent_core::Intent;
     ///
     /// let mut graph = ShapeGraph::new();

@@ -30,11 +30,11 @@
 //! The stream runs in the task that polls it (nothing is spawned), so dropping it cancels the
 //! call: the HTTP request is dropped and its connection closed.
 
-mod call;
-mod driver;
+mod steps;
+mod streams;
 pub(crate) mod typed;
 
-pub use call::{AiStream, ElementStream};
+pub use streams::{AiStream, ElementStream};
 pub use typed::{HasPartial, PartialView};
 
 use std::fmt;

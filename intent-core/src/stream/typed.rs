@@ -395,16 +395,7 @@ macro_rules! tuple {
         }
     )*};
 }
-tuple! {
-    (A)
-    (A, B)
-    (A, B, C)
-    (A, B, C, D)
-    (A, B, C, D, E)
-    (A, B, C, D, E, F)
-    (A, B, C, D, E, F, G)
-    (A, B, C, D, E, F, G, H)
-}
+crate::impls::for_tuples!(tuple);
 
 #[cfg(feature = "chrono")]
 complete!(

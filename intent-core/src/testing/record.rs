@@ -63,7 +63,7 @@ impl RecordingProvider {
     ///
     /// let dir = tempfile::tempdir().unwrap();
     /// let recorder = RecordingProvider::new(ScriptedProvider::new(["hi"]), dir.path().join("new/cassette.jsonl"))?;
-    /// assert_eq!(intent_core::Provider::name(&recorder), "scripted");
+    /// assert_eq!(intent_core::provider::Provider::name(&recorder), "scripted");
     /// # Ok::<(), intent_core::IntentError>(())
     /// ```
     pub fn new(

@@ -50,13 +50,11 @@ impl<O> ChunkJob<O> {
 }
 
 pub(super) async fn run<K, O: Intent + Send>(
-    call: CollectionCall<'_, K, O>,
+    mut call: CollectionCall<'_, K, O>,
     options: BatchOptions,
 ) -> CollectionResult<K, O> {
-    let mut call = call;
     let (mut elements, keys) = take_elements(&mut call);
-    let (mut collector, chunks) = Collector::of(&call, &elements);
-    let shared = Shared::of(&call);
+    let (mut collector, chunks, shared) = Collector::start(&call, &elements);
     let (open, close) = shared.delimiters();
     let (client, request_options, concurrency) = (call.client, &call.options, call.concurrency);
     let mut jobs: Vec<ChunkJob<O>> = chunks
@@ -320,7 +318,7 @@ async fn rounds<O: Intent>(
                     "The batch run's wait limit passed while its batches ({}) were still running; they were left running. Run the same call again with the same state file to resume them.",
                     submitted.join(", ")
                 );
-                fail_pending(jobs, &owners, round, name, IssueKind::Limit, &message);
+                fail_all(jobs, &owners, round, name, IssueKind::Limit, &message);
                 return;
             }
             Err(error) => Err(error),
@@ -337,7 +335,7 @@ async fn rounds<O: Intent>(
                     "The batches ({}) could not be read: {error}.{hint}",
                     submitted.join(", ")
                 );
-                fail_pending(jobs, &owners, round, name, IssueKind::Provider, &message);
+                fail_all(jobs, &owners, round, name, IssueKind::Provider, &message);
                 return;
             }
         };
@@ -452,6 +450,7 @@ fn summary(problems: &[String]) -> String {
     text
 }
 
+/// Fails the chunks `owners` in `round` with one issue.
 fn fail_all<O>(
     jobs: &mut [ChunkJob<O>],
     owners: &[usize],
@@ -461,18 +460,8 @@ fn fail_all<O>(
     message: &str,
 ) {
     for &c in owners {
-        jobs[c].fail(round, provider, ResultIssue::new(kind, message));
+        if !jobs[c].done {
+            jobs[c].fail(round, provider, ResultIssue::new(kind, message));
+        }
     }
-}
-
-fn fail_pending<O>(
-    jobs: &mut [ChunkJob<O>],
-    owners: &[usize],
-    round: u32,
-    provider: &str,
-    kind: IssueKind,
-    message: &str,
-) {
-    let pending: Vec<usize> = owners.iter().copied().filter(|&c| !jobs[c].done).collect();
-    fail_all(jobs, &pending, round, provider, kind, message);
 }

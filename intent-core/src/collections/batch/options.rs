@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// How a batch run ([`CollectionCall::batch`](crate::CollectionCall::batch)) polls the provider,
+/// How a batch run ([`CollectionCall::batch`](crate::collections::CollectionCall::batch)) polls the provider,
 /// how long it waits, and where it keeps the job's state.
 ///
 /// Built with [`BatchOptions::new`] and consuming setters:

@@ -28,25 +28,18 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{parse_reply, AnthropicProvider};
+use super::wire;
+use super::{Anthropic, AnthropicProvider};
 use crate::provider::batch::{
-    batch_endpoint, line_around, result_line, BatchApi, BatchHttp, BatchLimits, End, ItemFailure,
-    ItemOutcome, Phase, ResultLine, Staged, Status,
+    line_around, result_line, BatchHttp, BatchLimits, End, ItemFailure, ItemOutcome, Phase,
+    ResultLine, Staged, Status,
 };
+use crate::provider::http::{batch_http, Call, Vendor as _, VendorBatch};
 use crate::provider::transport::error_text;
-use crate::provider::{BoxFuture, ProviderError};
-use crate::request::AiRequest;
-
-/// Anthropic's limits on one batch.
-const LIMITS: BatchLimits = BatchLimits {
-    max_requests: 100_000,
-    max_bytes: 256 * 1000 * 1000,
-};
+use crate::provider::ProviderError;
 
 /// `{"requests":[` and `]}` around the lines.
 const FRAMING_BYTES: usize = 15;
-
-batch_endpoint!(AnthropicProvider, own_host: "api.anthropic.com");
 
 impl AnthropicProvider {
     /// Says whether the server has Anthropic's Message Batches API. On by default for Anthropic's
@@ -60,19 +53,82 @@ impl AnthropicProvider {
     ///     .with_batch_api(true);
     /// assert!(proxy.batch_client().is_some());
     /// ```
-    pub fn with_batch_api(mut self, available: bool) -> Self {
-        self.batch_api = Some(available);
-        self
+    pub fn with_batch_api(self, available: bool) -> Self {
+        self.with_vendor(|anthropic| anthropic.batch_api = Some(available))
     }
 
-    async fn newest_batch(&self) -> Result<Option<String>, ProviderError> {
-        let http = self.batch_http()?;
+    /// One line of a batch's results.
+    fn result_line(&self, line: &[u8]) -> ResultLine {
+        result_line(
+            line,
+            |l: &mut WireLine<'_>| l.custom_id.take(),
+            |l| self.outcome(l.result.ok_or("a line has no result")?),
+        )
+    }
+
+    /// What a result says of its request, or why it cannot be read.
+    fn outcome(&self, result: WireResult<'_>) -> Result<ItemOutcome, String> {
+        Ok(match result.kind.as_deref() {
+            Some("succeeded") => match result.message {
+                Some(message) => wire::parse(message.get().as_bytes(), &self.model, &self.key)
+                    .map_err(|e| (ItemFailure::Errored, e.message)),
+                None => return Err("a succeeded result has no message".to_owned()),
+            },
+            Some("errored") => {
+                let error = result.error.unwrap_or(Value::Null);
+                let inner = error.get("error").unwrap_or(&error);
+                Err((ItemFailure::Errored, error_text(inner)))
+            }
+            Some("expired") => Err((
+                ItemFailure::Expired,
+                "the batch's 24-hour window passed before the request ran".to_owned(),
+            )),
+            Some("canceled") => Err((
+                ItemFailure::Canceled,
+                "the batch was cancelled before the request ran".to_owned(),
+            )),
+            other => return Err(format!("a result has the unknown type {other:?}")),
+        })
+    }
+}
+
+impl VendorBatch for Anthropic {
+    const OWN_HOST: &'static str = "api.anthropic.com";
+    /// Anthropic's limits on one batch.
+    const LIMITS: BatchLimits = BatchLimits::new(100_000, 256 * 1000 * 1000);
+
+    fn batch_bytes(lines_len: usize) -> usize {
+        // Lines are joined by commas where a file has line ends: the same count.
+        lines_len + FRAMING_BYTES
+    }
+
+    fn encode(&self, call: Call<'_>, custom_id: &str) -> Result<Vec<u8>, ProviderError> {
+        Ok(line_around(
+            custom_id,
+            "\"params\":",
+            &self.body(call, false)?,
+        ))
+    }
+
+    /// Notes the account's newest batch, to find this one among those created after it.
+    async fn stage(
+        provider: &AnthropicProvider,
+        _lines: &[Vec<u8>],
+    ) -> Result<Staged, ProviderError> {
+        let http = batch_http(provider)?;
         let exchange = http.exchange(Method::GET, "v1/messages/batches?limit=1", None, true)?;
         let list: WireList = http.json(exchange, "listing the batches").await?;
-        Ok(list.data.into_iter().next().map(|b| b.id))
+        Ok(Staged {
+            file: None,
+            newest_before: list.data.into_iter().next().map(|b| b.id),
+        })
     }
 
-    async fn create_batch(&self, lines: &[Vec<u8>]) -> Result<String, ProviderError> {
+    async fn create(
+        provider: &AnthropicProvider,
+        _staged: &Staged,
+        lines: &[Vec<u8>],
+    ) -> Result<String, ProviderError> {
         let mut body =
             Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>() + FRAMING_BYTES);
         body.extend_from_slice(b"{\"requests\":[");
@@ -83,7 +139,7 @@ impl AnthropicProvider {
             body.extend_from_slice(line);
         }
         body.extend_from_slice(b"]}");
-        let http = self.batch_http()?;
+        let http = batch_http(provider)?;
         let exchange = http.exchange(
             Method::POST,
             "v1/messages/batches",
@@ -94,12 +150,12 @@ impl AnthropicProvider {
         Ok(created.id)
     }
 
-    async fn find_batch(
-        &self,
+    async fn find(
+        provider: &AnthropicProvider,
         staged: &Staged,
         requests: usize,
     ) -> Result<Option<String>, ProviderError> {
-        let http = self.batch_http()?;
+        let http = batch_http(provider)?;
         let exchange = http.exchange(Method::GET, "v1/messages/batches?limit=100", None, true)?;
         let list: WireList = http.json(exchange, "listing the batches").await?;
         // Newest first: the batches created since `newest_before`, with as many requests.
@@ -114,8 +170,8 @@ impl AnthropicProvider {
         Ok(None)
     }
 
-    async fn batch_status(&self, id: &str) -> Result<Status, ProviderError> {
-        let http = self.batch_http()?;
+    async fn status(provider: &AnthropicProvider, id: &str) -> Result<Status, ProviderError> {
+        let http = batch_http(provider)?;
         let exchange = http.exchange(
             Method::GET,
             &format!("v1/messages/batches/{id}"),
@@ -145,107 +201,23 @@ impl AnthropicProvider {
         })
     }
 
-    async fn batch_results(&self, id: &str) -> Result<Vec<ResultLine>, ProviderError> {
-        let parse = |line: &[u8]| self.result_line(line);
-        self.batch_http()?
+    async fn results(
+        provider: &AnthropicProvider,
+        id: &str,
+        _status: &Status,
+    ) -> Result<Vec<ResultLine>, ProviderError> {
+        let parse = |line: &[u8]| provider.result_line(line);
+        batch_http(provider)?
             .result_lines(&format!("v1/messages/batches/{id}/results"), &parse)
             .await
     }
 
-    /// One line of a batch's results.
-    fn result_line(&self, line: &[u8]) -> ResultLine {
-        result_line(
-            line,
-            |l: &mut WireLine<'_>| l.custom_id.take(),
-            |l| self.outcome(l.result.ok_or("a line has no result")?),
-        )
+    fn said(&self) -> Option<bool> {
+        self.batch_api
     }
 
-    /// What a result says of its request, or why it cannot be read.
-    fn outcome(&self, result: WireResult<'_>) -> Result<ItemOutcome, String> {
-        Ok(match result.kind.as_deref() {
-            Some("succeeded") => match result.message {
-                Some(message) => parse_reply(message.get().as_bytes(), &self.model, &self.key)
-                    .map_err(|e| (ItemFailure::Errored, e.message)),
-                None => return Err("a succeeded result has no message".to_owned()),
-            },
-            Some("errored") => {
-                let error = result.error.unwrap_or(Value::Null);
-                let inner = error.get("error").unwrap_or(&error);
-                Err((ItemFailure::Errored, error_text(inner)))
-            }
-            Some("expired") => Err((
-                ItemFailure::Expired,
-                "the batch's 24-hour window passed before the request ran".to_owned(),
-            )),
-            Some("canceled") => Err((
-                ItemFailure::Canceled,
-                "the batch was cancelled before the request ran".to_owned(),
-            )),
-            other => return Err(format!("a result has the unknown type {other:?}")),
-        })
-    }
-}
-
-impl BatchApi for AnthropicProvider {
-    fn limits(&self) -> BatchLimits {
-        LIMITS
-    }
-
-    fn encode(&self, custom_id: &str, request: &AiRequest) -> Result<Vec<u8>, ProviderError> {
-        let model = request.model.as_deref().unwrap_or(&self.model);
-        let body = self.body(request, model, false)?;
-        Ok(line_around(custom_id, "\"params\":", &body))
-    }
-
-    fn batch_bytes(&self, lines_len: usize) -> usize {
-        // Lines are joined by commas where a file has line ends: the same count.
-        lines_len + FRAMING_BYTES
-    }
-
-    fn stage<'a>(&'a self, _lines: &'a [Vec<u8>]) -> BoxFuture<'a, Result<Staged, ProviderError>> {
-        Box::pin(async move {
-            Ok(Staged {
-                file: None,
-                newest_before: self.newest_batch().await?,
-            })
-        })
-    }
-
-    fn create<'a>(
-        &'a self,
-        _staged: &'a Staged,
-        lines: &'a [Vec<u8>],
-    ) -> BoxFuture<'a, Result<String, ProviderError>> {
-        Box::pin(self.create_batch(lines))
-    }
-
-    fn find<'a>(
-        &'a self,
-        staged: &'a Staged,
-        requests: usize,
-    ) -> BoxFuture<'a, Result<Option<String>, ProviderError>> {
-        Box::pin(self.find_batch(staged, requests))
-    }
-
-    fn status<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Status, ProviderError>> {
-        Box::pin(self.batch_status(id))
-    }
-
-    fn results<'a>(
-        &'a self,
-        id: &'a str,
-        _status: &'a Status,
-    ) -> BoxFuture<'a, Result<Vec<ResultLine>, ProviderError>> {
-        Box::pin(self.batch_results(id))
-    }
-
-    fn cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), ProviderError>> {
-        Box::pin(async move {
-            self.batch_http()?
-                .post_empty(&format!("v1/messages/batches/{id}/cancel"))
-                .await
-        })
+    fn cancel_path(id: &str) -> String {
+        format!("v1/messages/batches/{id}/cancel")
     }
 }
 

@@ -17,24 +17,24 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::attachment::limits::{is_https, AttachmentRules, Measure, GIF, JPEG, PNG, WEBP};
+use crate::attachment::provider_limits::{
+    is_https, AttachmentRules, Measure, GIF, JPEG, PNG, WEBP,
+};
 use crate::attachment::{Attachment, Base64, Kind, Source};
 use crate::provider::message_parts::{serialize_parts, TextAt, TypedText, MB};
 use crate::request::AiRequest;
 
 /// What the Messages API takes.
-pub(crate) static RULES: AttachmentRules = AttachmentRules {
-    api: "Anthropic Messages",
-    image_types: &[JPEG, PNG, GIF, WEBP],
-    takes_pdf: true,
-    takes_url: |_, url| is_https(url) || url.starts_with("http://"),
-    url_advice: "use an http(s) URL",
-    max_count: 100,
-    max_image: 5 * MB,
-    max_pdf: 32 * MB,
-    max_total: 32 * MB,
-    measure: Measure::Base64,
-};
+pub(crate) static RULES: AttachmentRules = AttachmentRules::new(
+    "Anthropic Messages",
+    &[JPEG, PNG, GIF, WEBP],
+    Measure::Base64,
+)
+.at_most(100, 5 * MB, 32 * MB, 32 * MB)
+.urls(
+    |_, url| is_https(url) || url.starts_with("http://"),
+    "use an http(s) URL",
+);
 
 /// The user message's `content`: the text alone when there is no attachment, else the blocks.
 pub(crate) struct UserContent<'a> {
@@ -61,13 +61,9 @@ impl Serialize for UserContent<'_> {
             kind: "text",
             text: self.text,
         };
-        serialize_parts(
-            serializer,
-            text,
-            TextAt::Last,
-            self.attachments,
-            |_, attachment| Block(attachment),
-        )
+        serialize_parts(serializer, text, TextAt::Last, self.attachments, |_, a| {
+            Block(a)
+        })
     }
 }
 

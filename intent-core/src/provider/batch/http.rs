@@ -125,36 +125,3 @@ pub(crate) fn result_line<'l, W: Deserialize<'l>>(
         Err(why) => unreadable(&why),
     }
 }
-
-/// Adds `batch` (the provider's [`BatchClient`](crate::provider::BatchClient), when its server has
-/// a batch API: as `with_batch_api` said, else only on `own_host`) and `batch_http` (its batch
-/// requests, with the key's headers) to a provider with the fields `batch_api`, `name`,
-/// `base_url`, `key` and `transport` and a method `headers`.
-macro_rules! batch_endpoint {
-    ($ty:ident, own_host: $host:literal) => {
-        impl $ty {
-            /// The provider's batch API, when its server has one.
-            pub(super) fn batch(&self) -> Option<$crate::provider::BatchClient<'_>> {
-                let available =
-                    $crate::provider::batch::available(self.batch_api, &self.base_url, $host);
-                available.then_some($crate::provider::BatchClient { api: self })
-            }
-
-            /// The batch API's requests, with the key's headers.
-            fn batch_http(
-                &self,
-            ) -> Result<$crate::provider::batch::BatchHttp<'_>, $crate::provider::ProviderError>
-            {
-                Ok($crate::provider::batch::BatchHttp {
-                    provider: &self.name,
-                    base_url: &self.base_url,
-                    key: &self.key,
-                    transport: &self.transport,
-                    headers: self.headers()?,
-                })
-            }
-        }
-    };
-}
-
-pub(crate) use batch_endpoint;

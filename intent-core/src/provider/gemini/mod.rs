@@ -1,24 +1,34 @@
-//! [`GeminiProvider`]: Gemini's `generateContent`.
+//! [`GeminiProvider`]: Gemini's wire, `generateContent` (`wire`), with its attachments (`parts`)
+//! and the JSON Schema dialect it takes (`dialect`). Gemini's replies come whole: the provider
+//! streams each as one piece, and offers no batch API.
 
+mod dialect;
 mod parts;
-mod schema;
 mod wire;
 
-use reqwest::header::HeaderMap;
+use std::borrow::Cow;
 
-use super::http_provider::{
-    debug_provider, endpoint_settings, key_header_value, provider_identity, request_body,
-    strict_schema,
+use reqwest::header::HeaderMap;
+use reqwest::Url;
+
+use super::http::{
+    env_var, from_vars, key_header_value, request_body, strict_schema, with_defaults, Call,
+    Defaults, Env, HttpProvider, Vendor,
 };
-use super::transport::{
-    check_base_url, env_var, join_url, transport_settings, ApiKey, EnvEndpoint, Post, Prepared,
-    Transport,
-};
-use super::{AiResponse, Provider, ProviderError, ProviderErrorKind};
+use super::pieces::NoEvents;
+use super::transport::{join_url, ApiKey};
+use super::{AiResponse, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
-use crate::request::{AiRequest, ResponseFormat};
+use crate::request::ResponseFormat;
 use parts::Parts;
 use wire::{Content, GenerateBody, GenerationConfig, ThinkingConfig};
+
+/// The API version in the endpoint's path.
+const API_VERSION: &str = "v1beta";
+
+/// Gemini's wire, as [`GeminiProvider`] speaks it (it has no settings of its own).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Gemini;
 
 /// A provider that speaks Gemini's `generateContent`:
 /// `POST {base}/v1beta/models/{model}:generateContent`.
@@ -66,87 +76,9 @@ use wire::{Content, GenerateBody, GenerationConfig, ThinkingConfig};
 /// assert_eq!(provider.default_model(), Some("gemini-2.5-pro"));
 /// assert!(!format!("{provider:?}").contains("AIza-example"));
 /// ```
-#[derive(Clone)]
-pub struct GeminiProvider {
-    name: String,
-    base_url: String,
-    model: String,
-    key: ApiKey,
-    transport: Transport,
-    /// The checked `{base}/v1beta/` URL and the headers, built once.
-    prepared: Prepared,
-}
+pub type GeminiProvider = HttpProvider<Gemini>;
 
-debug_provider!(GeminiProvider {});
-
-transport_settings!(GeminiProvider);
-endpoint_settings! {
-    GeminiProvider,
-    path: "v1beta/models/{model}:generateContent",
-    base_url: "http://127.0.0.1:9000/" => "http://127.0.0.1:9000/v1beta/models/gemini-2.5-flash:generateContent",
-    model: "gemini-2.5-flash-lite",
-    /// A name may start with `models/`, or name a tuned model as `tunedModels/NAME`.
-    name: "google" (default "gemini"),
-    key: "k",
-}
-
-impl GeminiProvider {
-    /// The default base URL.
-    pub const DEFAULT_BASE_URL: &'static str = "https://generativelanguage.googleapis.com";
-    /// The model asked when neither the request nor the provider names one.
-    pub const DEFAULT_MODEL: &'static str = "gemini-2.5-flash";
-    /// The provider's default name.
-    pub const DEFAULT_NAME: &'static str = "gemini";
-    /// The API version in the endpoint's path.
-    pub const API_VERSION: &'static str = "v1beta";
-
-    /// A provider for Gemini with this key (an empty key sends no `x-goog-api-key`, for proxies
-    /// that add their own).
-    ///
-    /// ```
-    /// let provider = intent_core::provider::GeminiProvider::new("AIza-example");
-    /// assert_eq!(provider.base_url(), "https://generativelanguage.googleapis.com");
-    /// ```
-    pub fn new(api_key: impl Into<String>) -> Self {
-        GeminiProvider {
-            name: Self::DEFAULT_NAME.to_owned(),
-            base_url: Self::DEFAULT_BASE_URL.to_owned(),
-            model: Self::DEFAULT_MODEL.to_owned(),
-            key: ApiKey::new(api_key),
-            transport: Transport::default(),
-            prepared: Prepared::default(),
-        }
-    }
-
-    /// A provider configured from the environment: the key from `GEMINI_API_KEY`, else
-    /// `GOOGLE_API_KEY` (the more specific name wins when both are set; Google's SDK prefers
-    /// `GOOGLE_API_KEY`), `GEMINI_BASE_URL` and `GEMINI_MODEL`. The key may be missing only when
-    /// `GEMINI_BASE_URL` names another server.
-    ///
-    /// ```no_run
-    /// use intent_core::provider::GeminiProvider;
-    ///
-    /// let provider = GeminiProvider::from_env()?;
-    /// # Ok::<(), intent_core::IntentError>(())
-    /// ```
-    pub fn from_env() -> Result<Self, IntentError> {
-        Self::from_vars(env_var)
-    }
-
-    /// [`from_env`](Self::from_env) with the variables read by `var`.
-    fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, IntentError> {
-        let key = var("GEMINI_API_KEY").or_else(|| var("GOOGLE_API_KEY"));
-        let endpoint = EnvEndpoint::read(&var, "GEMINI_BASE_URL", "GEMINI_MODEL")?;
-        if key.is_none() && endpoint.base_url.is_none() {
-            return Err(IntentError::Config(
-                "neither GEMINI_API_KEY nor GOOGLE_API_KEY is set; set one, or set GEMINI_BASE_URL to a server that needs no key".into(),
-            ));
-        }
-        let mut provider = GeminiProvider::new(key.unwrap_or_default());
-        endpoint.apply(&mut provider.base_url, &mut provider.model);
-        Ok(provider)
-    }
-
+impl HttpProvider<Gemini> {
     /// The endpoint of the provider's own model: `{base}/v1beta/models/{model}:generateContent`
     /// (a request that names another model goes to that model's endpoint).
     ///
@@ -161,25 +93,57 @@ impl GeminiProvider {
         let (collection, id) = split_model(&self.model);
         join_url(
             &self.base_url,
-            &format!("{}/{collection}/{id}:generateContent", Self::API_VERSION),
+            &format!("{API_VERSION}/{collection}/{id}:generateContent"),
         )
     }
 
-    fn headers(&self) -> Result<HeaderMap, ProviderError> {
-        let mut headers = HeaderMap::new();
-        if let Some(key) = self.key.expose() {
-            headers.insert("x-goog-api-key", key_header_value(key, &self.name)?);
-        }
-        Ok(headers)
+    /// A provider for Gemini with this key (an empty key sends no `x-goog-api-key`, for proxies
+    /// that add their own), named `gemini`, at `https://generativelanguage.googleapis.com`,
+    /// asking `gemini-2.5-flash` when a request names no model.
+    ///
+    /// ```
+    /// let provider = intent_core::provider::GeminiProvider::new("AIza-example");
+    /// assert_eq!(provider.base_url(), "https://generativelanguage.googleapis.com");
+    /// ```
+    pub fn new(api_key: impl Into<String>) -> Self {
+        with_defaults(api_key)
     }
 
-    fn error(&self, kind: ProviderErrorKind, message: String) -> ProviderError {
-        ProviderError::new(kind, message).with_provider(&self.name)
+    /// A provider configured from the environment: the key from `GEMINI_API_KEY`, else
+    /// `GOOGLE_API_KEY` (the more specific name wins when both are set; Google's SDK prefers
+    /// `GOOGLE_API_KEY`), `GEMINI_BASE_URL` and `GEMINI_MODEL`. The key may be missing only when
+    /// `GEMINI_BASE_URL` names another server.
+    ///
+    /// ```no_run
+    /// use intent_core::provider::GeminiProvider;
+    ///
+    /// let provider = GeminiProvider::from_env()?;
+    /// # Ok::<(), intent_core::IntentError>(())
+    /// ```
+    pub fn from_env() -> Result<Self, IntentError> {
+        from_vars(Self::new, env_var)
+    }
+}
+
+impl Vendor for Gemini {
+    const DEFAULTS: Defaults = Defaults::new(
+        "gemini",
+        "https://generativelanguage.googleapis.com",
+        "gemini-2.5-flash",
+    );
+    const ENV: Env = Env::new("GEMINI", &["GEMINI_API_KEY", "GOOGLE_API_KEY"], true);
+
+    type Events = NoEvents;
+
+    /// The endpoint's first part, `{base}/v1beta/`: each request's endpoint names its model.
+    fn path(&self) -> &str {
+        "v1beta/"
     }
 
     /// The endpoint for `model`: the prepared `{base}/v1beta/` with the model's segments pushed,
     /// so no model name can reach into the query or another path.
-    fn url(&self, base: &reqwest::Url, model: &str) -> Result<reqwest::Url, ProviderError> {
+    fn url<'u>(&self, base: &'u Url, model: &str) -> Result<Cow<'u, Url>, ProviderError> {
+        let error = |message: String| ProviderError::new(ProviderErrorKind::Config, message);
         let (collection, id) = split_model(model);
         let valid = !id.is_empty()
             && !id.contains("..")
@@ -187,39 +151,42 @@ impl GeminiProvider {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
         if !valid {
-            return Err(self.error(
-                ProviderErrorKind::Config,
-                format!("{model:?} is not a Gemini model name (letters, digits, '-', '_' and '.', optionally after models/ or tunedModels/)"),
+            return Err(error(format!("{model:?} is not a Gemini model name (letters, digits, '-', '_' and '.', optionally after models/ or tunedModels/)"),
             ));
         }
         let mut url = base.clone();
         url.path_segments_mut()
-            .map_err(|()| {
-                self.error(
-                    ProviderErrorKind::Config,
-                    "the base URL cannot take a path".into(),
-                )
-            })?
+            .map_err(|()| error("the base URL cannot take a path".into()))?
             .pop_if_empty()
             .push(collection)
             .push(&format!("{id}:generateContent"));
-        Ok(url)
+        Ok(Cow::Owned(url))
+    }
+
+    fn headers(&self, key: Option<&str>, provider: &str) -> Result<HeaderMap, ProviderError> {
+        let mut headers = HeaderMap::new();
+        if let Some(key) = key {
+            headers.insert("x-goog-api-key", key_header_value(key, provider)?);
+        }
+        Ok(headers)
     }
 
     /// The JSON body for `request`.
-    fn body(&self, request: &AiRequest) -> Result<Vec<u8>, ProviderError> {
-        parts::RULES.check(&request.attachments, &self.name)?;
+    fn body(&self, call: Call<'_>, _stream: bool) -> Result<Vec<u8>, ProviderError> {
+        let (request, provider) = (call.request, call.provider);
+        parts::RULES.check(&request.attachments, provider)?;
         let prepared_schema;
         let (response_mime_type, response_json_schema) = match request.format {
             ResponseFormat::Text => (wire::TEXT_MIME_TYPE, None),
             ResponseFormat::JsonObject => (wire::JSON_MIME_TYPE, None),
             ResponseFormat::JsonSchema => {
                 prepared_schema =
-                    schema::prepare(strict_schema(request, &self.name)?).map_err(|refusal| {
-                        self.error(
+                    dialect::prepare(strict_schema(request, provider)?).map_err(|refusal| {
+                        ProviderError::new(
                             ProviderErrorKind::InvalidRequest,
                             format!("the strict schema cannot be sent to Gemini: {refusal}"),
                         )
+                        .with_provider(provider)
                     })?;
                 (wire::JSON_MIME_TYPE, Some(&*prepared_schema))
             }
@@ -248,42 +215,18 @@ impl GeminiProvider {
                     request.thinking_budget,
                     request.reasoning_effort,
                 ),
-                sampling: super::sampling::gemini(request, &self.name)?,
+                sampling: crate::provider::sampling::gemini(request, provider)?,
             },
         };
-        request_body(&body, request, &self.name)
+        request_body(&body, request, provider)
     }
 
-    async fn send(&self, request: &AiRequest) -> Result<AiResponse, ProviderError> {
-        let model = request.model.as_deref().unwrap_or(&self.model);
-        let (base, headers) = self.prepared.get(|| {
-            check_base_url(&self.base_url).map_err(|e| self.error(ProviderErrorKind::Config, e))?;
-            let base = reqwest::Url::parse(&join_url(
-                &self.base_url,
-                &format!("{}/", Self::API_VERSION),
-            ))
-            .map_err(|e| {
-                self.error(
-                    ProviderErrorKind::Config,
-                    format!("the endpoint URL is not valid ({e})"),
-                )
-            })?;
-            Ok((base, self.headers()?))
-        })?;
-        let url = self.url(base, model)?;
-        let body = self.body(request)?;
-        self.transport
-            .send_json_at(
-                Post {
-                    provider: &self.name,
-                    url: &url,
-                    headers: headers.clone(),
-                    body,
-                    key: &self.key,
-                },
-                |reply| wire::parse_reply(reply, model, &self.key),
-            )
-            .await
+    fn reply(&self, body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
+        wire::parse(body, model, key)
+    }
+
+    fn events(&self, _model: &str, _key: &ApiKey) -> Option<NoEvents> {
+        None
     }
 }
 
@@ -296,10 +239,6 @@ fn split_model(model: &str) -> (&'static str, &str) {
     } else {
         ("models", model.strip_prefix("models/").unwrap_or(model))
     }
-}
-
-impl Provider for GeminiProvider {
-    provider_identity!();
 }
 
 #[cfg(test)]
@@ -317,34 +256,47 @@ mod tests {
 
     #[test]
     fn from_env_prefers_gemini_api_key_and_reads_base_url_and_model() {
-        let provider = GeminiProvider::from_vars(vars(&[
-            ("GOOGLE_API_KEY", "google-key"),
-            ("GEMINI_API_KEY", "gemini-key"),
-            ("GEMINI_BASE_URL", "http://127.0.0.1:9/"),
-            ("GEMINI_MODEL", "gemini-2.5-pro"),
-        ]))
+        let provider = from_vars(
+            GeminiProvider::new,
+            vars(&[
+                ("GOOGLE_API_KEY", "google-key"),
+                ("GEMINI_API_KEY", "gemini-key"),
+                ("GEMINI_BASE_URL", "http://127.0.0.1:9/"),
+                ("GEMINI_MODEL", "gemini-2.5-pro"),
+            ]),
+        )
         .unwrap();
         assert_eq!(provider.key.expose(), Some("gemini-key"));
         assert_eq!(provider.base_url(), "http://127.0.0.1:9/");
         assert_eq!(provider.model(), "gemini-2.5-pro");
-        let google = GeminiProvider::from_vars(vars(&[("GOOGLE_API_KEY", "google-key")])).unwrap();
+        let google = from_vars(
+            GeminiProvider::new,
+            vars(&[("GOOGLE_API_KEY", "google-key")]),
+        )
+        .unwrap();
         assert_eq!(google.key.expose(), Some("google-key"));
-        assert_eq!(google.base_url(), GeminiProvider::DEFAULT_BASE_URL);
+        assert_eq!(
+            google.base_url(),
+            "https://generativelanguage.googleapis.com"
+        );
     }
 
     #[test]
     fn from_env_names_the_variables_when_no_key_is_set() {
-        let error = GeminiProvider::from_vars(vars(&[]))
+        let error = from_vars(GeminiProvider::new, vars(&[]))
             .unwrap_err()
             .to_string();
         assert!(
             error.contains("GEMINI_API_KEY") && error.contains("GOOGLE_API_KEY"),
             "{error}"
         );
-        let error = GeminiProvider::from_vars(vars(&[
-            ("GEMINI_API_KEY", "k"),
-            ("GEMINI_BASE_URL", "ftp://example.com"),
-        ]))
+        let error = from_vars(
+            GeminiProvider::new,
+            vars(&[
+                ("GEMINI_API_KEY", "k"),
+                ("GEMINI_BASE_URL", "ftp://example.com"),
+            ]),
+        )
         .unwrap_err()
         .to_string();
         assert!(error.contains("GEMINI_BASE_URL"), "{error}");

@@ -17,26 +17,24 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::attachment::limits::{AttachmentRules, Measure, JPEG, PNG, WEBP};
+use crate::attachment::provider_limits::{AttachmentRules, Measure, JPEG, PNG, WEBP};
 use crate::attachment::{Attachment, Base64, Source};
 use crate::provider::message_parts::{serialize_parts, TextAt, MB};
 
 /// Where the Files API's files live: the only URIs sent as `fileData`.
 const FILES_API: &str = "https://generativelanguage.googleapis.com/";
 
+/// The images `generateContent` takes.
+const IMAGE_TYPES: &[&str] = &[PNG, JPEG, WEBP, "image/heic", "image/heif"];
+
+/// What a URL Gemini would refuse should be instead.
+const URL_ADVICE: &str = "Gemini is sent only the URIs of files uploaded with its Files API (https://generativelanguage.googleapis.com/...); attach the bytes instead";
+
 /// What `generateContent` takes.
-pub(super) static RULES: AttachmentRules = AttachmentRules {
-    api: "Gemini generateContent",
-    image_types: &[PNG, JPEG, WEBP, "image/heic", "image/heif"],
-    takes_pdf: true,
-    takes_url: |_, url| url.starts_with(FILES_API),
-    url_advice: "Gemini is sent only the URIs of files uploaded with its Files API (https://generativelanguage.googleapis.com/...); attach the bytes instead",
-    max_count: 3000,
-    max_image: 100 * MB,
-    max_pdf: 50 * MB,
-    max_total: 100 * MB,
-    measure: Measure::Base64,
-};
+pub(super) static RULES: AttachmentRules =
+    AttachmentRules::new("Gemini generateContent", IMAGE_TYPES, Measure::Base64)
+        .at_most(3000, 100 * MB, 50 * MB, 100 * MB)
+        .urls(|_, url| url.starts_with(FILES_API), URL_ADVICE);
 
 /// A message's `parts`: each attachment, then the text.
 pub(super) struct Parts<'a> {
@@ -46,13 +44,10 @@ pub(super) struct Parts<'a> {
 
 impl Serialize for Parts<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_parts(
-            serializer,
-            TextPart(self.text),
-            TextAt::Last,
-            self.attachments,
-            |_, attachment| AttachmentPart(attachment),
-        )
+        let text = TextPart(self.text);
+        serialize_parts(serializer, text, TextAt::Last, self.attachments, |_, a| {
+            Inlined(a)
+        })
     }
 }
 
@@ -66,9 +61,9 @@ impl Serialize for TextPart<'_> {
     }
 }
 
-struct AttachmentPart<'a>(&'a Attachment);
+struct Inlined<'a>(&'a Attachment);
 
-impl Serialize for AttachmentPart<'_> {
+impl Serialize for Inlined<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(1))?;
         match self.0.source() {

@@ -28,11 +28,14 @@
 //!   none of these is a normal end, so each is [`FinishReason::Abnormal`] by name and fails its
 //!   attempt (js-genai `types.FinishReason`, Firebase AI `FinishReason`, December 2026). Block
 //!   reasons: `SAFETY`, `OTHER`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `IMAGE_SAFETY`.
+//! - Prompt caching: Gemini caches implicitly (2.5 models and later) and reports
+//!   `cachedContentTokenCount`; explicit caches are separate resources (`cachedContents`) this
+//!   library does not create, so nothing is sent for `AiRequest::prompt_caching`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::provider::http_provider::{answering_model, no_answer, read_reply};
+use crate::provider::http::{answering_model, no_answer, read_reply};
 use crate::provider::transport::ApiKey;
 use crate::provider::{AiResponse, FinishReason, ProviderError};
 use crate::request::ReasoningEffort;
@@ -192,13 +195,9 @@ fn finish_reason(reason: Option<&str>) -> FinishReason {
 }
 
 /// Reads a `generateContent` reply.
-pub(super) fn parse_reply(
-    body: &[u8],
-    sent_model: &str,
-    key: &ApiKey,
-) -> Result<AiResponse, ProviderError> {
+pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
     let reply: GenerateReply = read_reply(body, "generateContent", key)?;
-    let model = answering_model(reply.model_version, sent_model);
+    let model = answering_model(reply.model_version, model);
     let usage = usage(reply.usage_metadata.unwrap_or_default());
     let Some(candidate) = reply.candidates.and_then(|c| c.into_iter().next()) else {
         if let Some(reason) = reply.prompt_feedback.and_then(|f| f.block_reason) {

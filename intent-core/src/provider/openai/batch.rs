@@ -33,22 +33,14 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use super::{openai_responses, parse_reply, OpenAiApi, OpenAiProvider};
+use super::{OpenAi, OpenAiApi, OpenAiProvider};
 use crate::provider::batch::{
-    batch_endpoint, line_around, result_line, BatchApi, BatchHttp, BatchLimits, End, ItemFailure,
-    ItemOutcome, Phase, ResultLine, Staged, Status,
+    line_around, result_line, BatchHttp, BatchLimits, End, ItemFailure, ItemOutcome, Phase,
+    ResultLine, Staged, Status,
 };
+use crate::provider::http::{batch_http, Call, Vendor as _, VendorBatch};
 use crate::provider::transport::{error_text, multipart_file};
-use crate::provider::{AiResponse, BoxFuture, ProviderError, ProviderErrorKind};
-use crate::request::AiRequest;
-
-/// OpenAI's limits on one batch's input file.
-const LIMITS: BatchLimits = BatchLimits {
-    max_requests: 50_000,
-    max_bytes: 200 * 1000 * 1000,
-};
-
-batch_endpoint!(OpenAiProvider, own_host: "api.openai.com");
+use crate::provider::{ProviderError, ProviderErrorKind};
 
 impl OpenAiProvider {
     /// Says whether the server has OpenAI's Batch API. On by default for OpenAI's own base URL
@@ -64,11 +56,12 @@ impl OpenAiProvider {
     /// assert!(gateway.batch_client().is_some());
     /// assert!(OpenAiProvider::new("key").with_batch_api(false).batch_client().is_none());
     /// ```
-    pub fn with_batch_api(mut self, available: bool) -> Self {
-        self.batch_api = Some(available);
-        self
+    pub fn with_batch_api(self, available: bool) -> Self {
+        self.with_vendor(|openai| openai.batch_api = Some(available))
     }
+}
 
+impl OpenAi {
     /// The endpoint every line of a batch names.
     fn batch_endpoint(&self) -> &'static str {
         match self.api {
@@ -76,8 +69,109 @@ impl OpenAiProvider {
             OpenAiApi::Responses => "/v1/responses",
         }
     }
+}
 
-    async fn stage_file(&self, lines: &[Vec<u8>]) -> Result<Staged, ProviderError> {
+/// Reading a batch's result lines.
+impl OpenAiProvider {
+    /// One line of an output or error file.
+    fn result_line(&self, line: &[u8]) -> ResultLine {
+        result_line(
+            line,
+            |l: &mut WireLine<'_>| l.custom_id.take(),
+            |l| self.outcome(l),
+        )
+    }
+
+    /// What a result line says of its request, or why it cannot be read.
+    fn outcome(&self, parsed: WireLine<'_>) -> Result<ItemOutcome, String> {
+        if let Some(error) = parsed.error.filter(|e| !e.is_null()) {
+            let code = error.get("code").and_then(Value::as_str).unwrap_or("");
+            let failure = match code {
+                "batch_expired" => ItemFailure::Expired,
+                "batch_cancelled" => ItemFailure::Canceled,
+                _ => ItemFailure::Errored,
+            };
+            let message = if code.is_empty() {
+                error_text(&error)
+            } else {
+                format!("{code}: {}", error_text(&error))
+            };
+            return Ok(Err((failure, message)));
+        }
+        let response = parsed
+            .response
+            .ok_or("a line has neither a response nor an error")?;
+        let body = response.body.ok_or("a line's response has no body")?;
+        Ok(match response.status_code {
+            // A request's reply inside a result line, read as a live reply is.
+            Some(200) => self
+                .vendor
+                .reply(body.get().as_bytes(), &self.model, &self.key)
+                .map_err(|e| (ItemFailure::Errored, e.message)),
+            status => {
+                let body: Value = serde_json::from_str(body.get()).unwrap_or(Value::Null);
+                let error = body.get("error").unwrap_or(&body);
+                Err((
+                    ItemFailure::Errored,
+                    format!(
+                        "HTTP {}: {}",
+                        status.map_or_else(|| "status unknown".to_owned(), |s| s.to_string()),
+                        error_text(error)
+                    ),
+                ))
+            }
+        })
+    }
+}
+
+/// `errors.data[].message` of a failed batch, joined.
+fn batch_errors(errors: Option<&Value>) -> String {
+    let messages: Vec<String> = errors
+        .and_then(|e| e.get("data"))
+        .and_then(Value::as_array)
+        .map(|data| {
+            data.iter()
+                .map(|e| {
+                    let line = e
+                        .get("line")
+                        .and_then(Value::as_u64)
+                        .map(|l| format!(" (line {l})"))
+                        .unwrap_or_default();
+                    format!("{}{line}", error_text(e))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if messages.is_empty() {
+        "no reason given".to_owned()
+    } else {
+        messages.join("; ")
+    }
+}
+
+impl VendorBatch for OpenAi {
+    const OWN_HOST: &'static str = "api.openai.com";
+    /// OpenAI's limits on one batch's input file.
+    const LIMITS: BatchLimits = BatchLimits::new(50_000, 200 * 1000 * 1000);
+
+    fn said(&self) -> Option<bool> {
+        self.batch_api
+    }
+
+    fn encode(&self, call: Call<'_>, custom_id: &str) -> Result<Vec<u8>, ProviderError> {
+        let body = self.body(call, false)?;
+        let middle = format!(
+            "\"method\":\"POST\",\"url\":\"{}\",\"body\":",
+            self.batch_endpoint()
+        );
+        Ok(line_around(custom_id, &middle, &body))
+    }
+
+    fn batch_bytes(lines_len: usize) -> usize {
+        lines_len
+    }
+
+    async fn stage(provider: &OpenAiProvider, lines: &[Vec<u8>]) -> Result<Staged, ProviderError> {
         let mut file = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
         for line in lines {
             file.extend_from_slice(line);
@@ -91,7 +185,7 @@ impl OpenAiProvider {
             &file,
         );
         drop(file);
-        let http = self.batch_http()?;
+        let http = batch_http(provider)?;
         let exchange = http.exchange(Method::POST, "files", Some(form), true)?;
         let uploaded: WireId = http.json(exchange, "the file upload").await?;
         Ok(Staged {
@@ -100,32 +194,40 @@ impl OpenAiProvider {
         })
     }
 
-    async fn create_batch(&self, staged: &Staged) -> Result<String, ProviderError> {
+    async fn create(
+        provider: &OpenAiProvider,
+        staged: &Staged,
+        _lines: &[Vec<u8>],
+    ) -> Result<String, ProviderError> {
         let file = staged.file.as_deref().ok_or_else(|| {
             ProviderError::new(
                 ProviderErrorKind::Config,
                 "a batch is created from an uploaded input file, and none was uploaded",
             )
-            .with_provider(&self.name)
+            .with_provider(&provider.name)
         })?;
         let body = json!({
             "input_file_id": file,
-            "endpoint": self.batch_endpoint(),
+            "endpoint": provider.vendor.batch_endpoint(),
             "completion_window": "24h",
             "metadata": {"created_by": "intent"},
         });
         let body = serde_json::to_vec(&body).unwrap_or_default();
-        let http = self.batch_http()?;
+        let http = batch_http(provider)?;
         let exchange = http.exchange(Method::POST, "batches", BatchHttp::json_body(body), false)?;
         let created: WireId = http.json(exchange, "creating the batch").await?;
         Ok(created.id)
     }
 
-    async fn find_batch(&self, staged: &Staged) -> Result<Option<String>, ProviderError> {
+    async fn find(
+        provider: &OpenAiProvider,
+        staged: &Staged,
+        _requests: usize,
+    ) -> Result<Option<String>, ProviderError> {
         let Some(file) = staged.file.as_deref() else {
             return Ok(None);
         };
-        let http = self.batch_http()?;
+        let http = batch_http(provider)?;
         let exchange = http.exchange(Method::GET, "batches?limit=100", None, true)?;
         let list: WireList = http.json(exchange, "listing the batches").await?;
         Ok(list
@@ -135,8 +237,8 @@ impl OpenAiProvider {
             .map(|b| b.id))
     }
 
-    async fn batch_status(&self, id: &str) -> Result<Status, ProviderError> {
-        let http = self.batch_http()?;
+    async fn status(provider: &OpenAiProvider, id: &str) -> Result<Status, ProviderError> {
+        let http = batch_http(provider)?;
         let exchange = http.exchange(Method::GET, &format!("batches/{id}"), None, true)?;
         let batch: WireBatch = http.json(exchange, "reading the batch").await?;
         let phase = match batch.status.as_str() {
@@ -170,10 +272,14 @@ impl OpenAiProvider {
         })
     }
 
-    async fn batch_results(&self, status: &Status) -> Result<Vec<ResultLine>, ProviderError> {
-        let http = self.batch_http()?;
+    async fn results(
+        provider: &OpenAiProvider,
+        _id: &str,
+        status: &Status,
+    ) -> Result<Vec<ResultLine>, ProviderError> {
+        let http = batch_http(provider)?;
         let mut lines = Vec::new();
-        let parse = |line: &[u8]| self.result_line(line);
+        let parse = |line: &[u8]| provider.result_line(line);
         for file in &status.results {
             lines.extend(
                 http.result_lines(&format!("files/{file}/content"), &parse)
@@ -183,148 +289,8 @@ impl OpenAiProvider {
         Ok(lines)
     }
 
-    /// One line of an output or error file.
-    fn result_line(&self, line: &[u8]) -> ResultLine {
-        result_line(
-            line,
-            |l: &mut WireLine<'_>| l.custom_id.take(),
-            |l| self.outcome(l),
-        )
-    }
-
-    /// What a result line says of its request, or why it cannot be read.
-    fn outcome(&self, parsed: WireLine<'_>) -> Result<ItemOutcome, String> {
-        if let Some(error) = parsed.error.filter(|e| !e.is_null()) {
-            let code = error.get("code").and_then(Value::as_str).unwrap_or("");
-            let failure = match code {
-                "batch_expired" => ItemFailure::Expired,
-                "batch_cancelled" => ItemFailure::Canceled,
-                _ => ItemFailure::Errored,
-            };
-            let message = if code.is_empty() {
-                error_text(&error)
-            } else {
-                format!("{code}: {}", error_text(&error))
-            };
-            return Ok(Err((failure, message)));
-        }
-        let response = parsed
-            .response
-            .ok_or("a line has neither a response nor an error")?;
-        let body = response.body.ok_or("a line's response has no body")?;
-        Ok(match response.status_code {
-            Some(200) => self
-                .read_reply(body.get().as_bytes())
-                .map_err(|e| (ItemFailure::Errored, e.message)),
-            status => {
-                let body: Value = serde_json::from_str(body.get()).unwrap_or(Value::Null);
-                let error = body.get("error").unwrap_or(&body);
-                Err((
-                    ItemFailure::Errored,
-                    format!(
-                        "HTTP {}: {}",
-                        status.map_or_else(|| "status unknown".to_owned(), |s| s.to_string()),
-                        error_text(error)
-                    ),
-                ))
-            }
-        })
-    }
-
-    /// A request's reply inside a result line, read as a live reply is.
-    fn read_reply(&self, body: &[u8]) -> Result<AiResponse, ProviderError> {
-        match self.api {
-            OpenAiApi::ChatCompletions => parse_reply(body, &self.model, &self.key),
-            OpenAiApi::Responses => openai_responses::parse_reply(body, &self.model, &self.key),
-        }
-    }
-}
-
-/// `errors.data[].message` of a failed batch, joined.
-fn batch_errors(errors: Option<&Value>) -> String {
-    let messages: Vec<String> = errors
-        .and_then(|e| e.get("data"))
-        .and_then(Value::as_array)
-        .map(|data| {
-            data.iter()
-                .map(|e| {
-                    let line = e
-                        .get("line")
-                        .and_then(Value::as_u64)
-                        .map(|l| format!(" (line {l})"))
-                        .unwrap_or_default();
-                    format!("{}{line}", error_text(e))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    if messages.is_empty() {
-        "no reason given".to_owned()
-    } else {
-        messages.join("; ")
-    }
-}
-
-impl BatchApi for OpenAiProvider {
-    fn limits(&self) -> BatchLimits {
-        LIMITS
-    }
-
-    fn encode(&self, custom_id: &str, request: &AiRequest) -> Result<Vec<u8>, ProviderError> {
-        let model = request.model.as_deref().unwrap_or(&self.model);
-        let body = match self.api {
-            OpenAiApi::ChatCompletions => self.body(request, model, false)?,
-            OpenAiApi::Responses => openai_responses::body(request, model, &self.name)?,
-        };
-        let middle = format!(
-            "\"method\":\"POST\",\"url\":\"{}\",\"body\":",
-            self.batch_endpoint()
-        );
-        Ok(line_around(custom_id, &middle, &body))
-    }
-
-    fn batch_bytes(&self, lines_len: usize) -> usize {
-        lines_len
-    }
-
-    fn stage<'a>(&'a self, lines: &'a [Vec<u8>]) -> BoxFuture<'a, Result<Staged, ProviderError>> {
-        Box::pin(self.stage_file(lines))
-    }
-
-    fn create<'a>(
-        &'a self,
-        staged: &'a Staged,
-        _lines: &'a [Vec<u8>],
-    ) -> BoxFuture<'a, Result<String, ProviderError>> {
-        Box::pin(self.create_batch(staged))
-    }
-
-    fn find<'a>(
-        &'a self,
-        staged: &'a Staged,
-        _requests: usize,
-    ) -> BoxFuture<'a, Result<Option<String>, ProviderError>> {
-        Box::pin(self.find_batch(staged))
-    }
-
-    fn status<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Status, ProviderError>> {
-        Box::pin(self.batch_status(id))
-    }
-
-    fn results<'a>(
-        &'a self,
-        _id: &'a str,
-        status: &'a Status,
-    ) -> BoxFuture<'a, Result<Vec<ResultLine>, ProviderError>> {
-        Box::pin(self.batch_results(status))
-    }
-
-    fn cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), ProviderError>> {
-        Box::pin(async move {
-            self.batch_http()?
-                .post_empty(&format!("batches/{id}/cancel"))
-                .await
-        })
+    fn cancel_path(id: &str) -> String {
+        format!("batches/{id}/cancel")
     }
 }
 

@@ -71,7 +71,7 @@ impl Transport {
         } = exchange;
         let post = Post {
             provider,
-            url: &url,
+            url: std::borrow::Cow::Borrowed(&url),
             headers: HeaderMap::new(),
             body: Vec::new(),
             key,

@@ -1,5 +1,7 @@
 //! The HTTP transport the providers share: one client per provider, a timeout per request, retries
-//! with backoff on transport faults, and the provider's own message on errors.
+//! with backoff on transport faults, and the provider's own message on errors. Streamed replies
+//! are opened here too and read as server-sent events ([`sse`]), within the
+//! provider's limits.
 //!
 //! The key stays where it belongs: a redirect to another origin is never followed (see
 //! [`redirect`]), and a reply that echoes the key (in its `model`, its answer, anything a later
@@ -12,15 +14,13 @@ mod rate_limit_headers;
 mod redirect;
 mod retry;
 mod secret;
-mod settings;
-mod streaming;
+pub(crate) mod sse;
 
 pub(crate) use exchange::{multipart_file, Exchange};
 pub use rate_limit_headers::RateLimitStatus;
 pub use retry::RetryPolicy;
 pub(crate) use secret::{ApiKey, PieceRedactor, Redact};
-pub(crate) use settings::{check_base_url, env_var, transport_settings, EnvEndpoint};
-pub(crate) use streaming::{EventBody, Opened};
+pub(crate) use sse::{EventBody, Opened};
 
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
@@ -87,7 +87,7 @@ pub(crate) struct Post<'a> {
     /// The provider's name, for errors and logs.
     pub(crate) provider: &'a str,
     /// The endpoint.
-    pub(crate) url: &'a reqwest::Url,
+    pub(crate) url: std::borrow::Cow<'a, reqwest::Url>,
     /// Headers besides `content-type` (authentication, versions).
     pub(crate) headers: HeaderMap,
     /// The serialized JSON body.
@@ -137,7 +137,7 @@ impl Transport {
         post.headers
             .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let template = client
-            .post(post.url.clone())
+            .post(post.url.as_ref().clone())
             .headers(std::mem::take(&mut post.headers))
             .timeout(self.timeout)
             .body(std::mem::take(&mut post.body));
@@ -250,7 +250,7 @@ impl Transport {
         }
         if status.is_redirection() {
             // A redirect the policy did not follow: nothing was sent past it.
-            let message = redirect::refusal(status, response.headers(), response.url(), post.url);
+            let message = redirect::refusal(status, response.headers(), response.url(), &post.url);
             let error = ProviderError::http(status.as_u16(), post.key.redact(message))
                 .with_provider(post.provider);
             return Err(Fault {
@@ -473,28 +473,6 @@ pub(crate) fn join_url(base: &str, path: &str) -> String {
 pub(crate) struct Prepared(std::sync::OnceLock<Result<(reqwest::Url, HeaderMap), ProviderError>>);
 
 impl Prepared {
-    /// The POST of `body` to the target's endpoint, its endpoint and `headers` built the first time.
-    pub(crate) fn post<'a>(
-        &'a self,
-        target: &Target<'a>,
-        headers: impl FnOnce() -> Result<HeaderMap, ProviderError>,
-        body: Vec<u8>,
-    ) -> Result<Post<'a>, ProviderError> {
-        let (url, fixed_headers) = self.get(|| {
-            let url = endpoint_url(target.base_url, target.path).map_err(|e| {
-                ProviderError::new(ProviderErrorKind::Config, e).with_provider(target.provider)
-            })?;
-            Ok((url, headers()?))
-        })?;
-        Ok(Post {
-            provider: target.provider,
-            url,
-            headers: fixed_headers.clone(),
-            body,
-            key: target.key,
-        })
-    }
-
     /// The endpoint and headers, built by `build` the first time.
     pub(crate) fn get(
         &self,
@@ -507,23 +485,23 @@ impl Prepared {
     }
 }
 
-/// The endpoint `path` under a checked base URL.
-fn endpoint_url(base: &str, path: &str) -> Result<reqwest::Url, String> {
-    settings::check_base_url(base)?;
-    reqwest::Url::parse(&join_url(base, path))
-        .map_err(|e| format!("the endpoint URL is not valid ({e})"))
+/// Checks that `url` is an absolute http or https URL.
+pub(crate) fn check_base_url(url: &str) -> Result<(), String> {
+    match reqwest::Url::parse(url) {
+        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => Ok(()),
+        Ok(parsed) => Err(format!(
+            "the base URL must use http or https, not {}",
+            parsed.scheme()
+        )),
+        Err(e) => Err(format!("the base URL is not a valid URL ({e})")),
+    }
 }
 
-/// What one provider request needs besides its body.
-pub(crate) struct Target<'a> {
-    /// The provider's name, for errors.
-    pub(crate) provider: &'a str,
-    /// The provider's base URL.
-    pub(crate) base_url: &'a str,
-    /// The endpoint's path under the base URL.
-    pub(crate) path: &'a str,
-    /// The key, redacted from any message.
-    pub(crate) key: &'a ApiKey,
+/// The endpoint `path` under a checked base URL.
+pub(crate) fn endpoint_url(base: &str, path: &str) -> Result<reqwest::Url, String> {
+    check_base_url(base)?;
+    reqwest::Url::parse(&join_url(base, path))
+        .map_err(|e| format!("the endpoint URL is not valid ({e})"))
 }
 
 /// A provider's JSON body, written into a buffer sized up front for its messages (with room for
@@ -546,8 +524,8 @@ pub(crate) fn json_body(
 }
 
 impl Transport {
-    /// Posts `post` (to an endpoint prepared once, see [`Prepared::post`], or one the provider
-    /// builds per request, like Gemini's `models/{model}:generateContent`) and reads the reply
+    /// Posts `post` (to an endpoint prepared once, see [`Prepared`], or one built per request,
+    /// like Gemini's `models/{model}:generateContent`) and reads the reply
     /// with `parse`, adding the rate-limit state of the reply's headers. Neither the reply nor any error carries the key: a
     /// server echoing it has it redacted here.
     pub(crate) async fn send_json_at(

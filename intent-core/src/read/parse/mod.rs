@@ -279,16 +279,21 @@ impl<'a> Parser<'a> {
                 }
             }
             map.insert(key, value);
-            self.skip_space()?;
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {}
-                None => return Err(Stop::CutOff),
-                Some(_) => {
-                    return Err(self.broken(self.pos, "Expected `,` or `}` after an object member"))
-                }
-            }
+            self.separator(b'}', "Expected `,` or `}` after an object member")?;
         }
+    }
+
+    /// After a member or an element: a `,` (passed over), the `close` bracket (left for the
+    /// loop), or else the error `message`.
+    fn separator(&mut self, close: u8, message: &str) -> Result<(), Stop> {
+        self.skip_space()?;
+        match self.peek() {
+            Some(b',') => self.pos += 1,
+            Some(c) if c == close => {}
+            None => return Err(Stop::CutOff),
+            Some(_) => return Err(self.broken(self.pos, message)),
+        }
+        Ok(())
     }
 
     fn array(&mut self, path: &Path<'_>) -> Result<Value, Stop> {
@@ -307,15 +312,7 @@ impl<'a> Parser<'a> {
             }
             items.push(self.value(&path.index(items.len()))?);
             self.progress = true;
-            self.skip_space()?;
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {}
-                None => return Err(Stop::CutOff),
-                Some(_) => {
-                    return Err(self.broken(self.pos, "Expected `,` or `]` after an array element"))
-                }
-            }
+            self.separator(b']', "Expected `,` or `]` after an array element")?;
         }
     }
 

@@ -42,6 +42,7 @@
 //! The reader's state and its public face are here; reading tokens into slots and containers is
 //! in `tokens`, checking and keeping what closes in `settle`.
 
+#[cfg(feature = "__internals")]
 mod pieces;
 mod prose;
 mod raw;
@@ -54,6 +55,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+#[cfg(feature = "__internals")]
 pub use self::pieces::{read_elements_in_pieces, read_in_pieces};
 use self::prose::Prose;
 use self::raw::RawElement;

@@ -205,6 +205,25 @@ fn tag_variant<'e>(
     }
 }
 
+/// The object of a tagged variant and the variant its `tag` names; `None` when `value` is not an
+/// object (the issue says what is `wanted`, then what was got) or names no variant.
+fn tagged<'v, 'e>(
+    w: &mut Walker<'_>,
+    e: &'e EnumShape,
+    tag: &str,
+    value: &'v mut Value,
+    path: &Path<'_>,
+    wanted: impl FnOnce() -> String,
+) -> Option<(&'v mut Map<String, Value>, &'e Variant)> {
+    let Value::Object(map) = value else {
+        let message = format!("{}; got {}.", wanted(), describe(value));
+        w.shape_issue(path, message);
+        return None;
+    };
+    let v = tag_variant(w, e, map, tag, path)?;
+    Some((map, v))
+}
+
 fn internal<'g>(
     w: &mut Walker<'g>,
     e: &'g EnumShape,
@@ -212,16 +231,13 @@ fn internal<'g>(
     value: &mut Value,
     path: &Path<'_>,
 ) {
-    let Value::Object(map) = value else {
-        let message = format!(
-            "Must be an object with the member `{tag}` naming the variant, one of: {}; got {}.",
-            names(e),
-            describe(value)
-        );
-        w.shape_issue(path, message);
-        return;
+    let wanted = || {
+        format!(
+            "Must be an object with the member `{tag}` naming the variant, one of: {}",
+            names(e)
+        )
     };
-    let Some(v) = tag_variant(w, e, map, tag, path) else {
+    let Some((map, v)) = tagged(w, e, tag, value, path, wanted) else {
         return;
     };
     match &v.kind {
@@ -239,16 +255,13 @@ fn adjacent<'g>(
     value: &mut Value,
     path: &Path<'_>,
 ) {
-    let Value::Object(map) = value else {
-        let message = format!(
-            "Must be an object with the members `{tag}` (the variant, one of: {}) and `{content}`; got {}.",
-            names(e),
-            describe(value)
-        );
-        w.shape_issue(path, message);
-        return;
+    let wanted = || {
+        format!(
+            "Must be an object with the members `{tag}` (the variant, one of: {}) and `{content}`",
+            names(e)
+        )
     };
-    let Some(v) = tag_variant(w, e, map, tag, path) else {
+    let Some((map, v)) = tagged(w, e, tag, value, path, wanted) else {
         return;
     };
     let present = claim(map, content);

@@ -73,7 +73,7 @@ pub(crate) fn check(
 /// The messages of every rule `value` breaks, without paths (a repeated element is named by its
 /// index): for checks that place the issues themselves, such as an intent file's member rules.
 /// Where the rules are number rules, a string holding a number is checked as that number.
-#[cfg_attr(not(feature = "catalog"), allow(dead_code))]
+#[cfg(feature = "catalog")]
 pub(crate) fn messages(rules: &Rules, value: &Value) -> Vec<String> {
     if value.is_null() || rules.is_empty() {
         return Vec::new();
@@ -97,7 +97,7 @@ pub(crate) fn messages(rules: &Rules, value: &Value) -> Vec<String> {
     out
 }
 
-#[cfg_attr(not(feature = "catalog"), allow(dead_code))]
+#[cfg(feature = "catalog")]
 fn has_number_rules(rules: &Rules) -> bool {
     rules.minimum.is_some()
         || rules.maximum.is_some()

@@ -25,8 +25,8 @@
 //! `max_items`; `multiple_of` of 0 or less.
 //!
 //! ```
-//! use intent_core::__private::rule_table::{fits, misfit, RuleKind, RuleNaming};
-//! use intent_core::__private::shape::RuleTarget;
+//! use intent_core::__internals::rule_table::{fits, misfit, RuleKind, RuleNaming};
+//! use intent_core::__internals::shape::RuleTarget;
 //!
 //! assert!(fits(RuleKind::Pattern, RuleTarget::Text));
 //! assert!(!fits(RuleKind::MaxLength, RuleTarget::Number));
@@ -35,8 +35,8 @@
 //!     .starts_with("number rules (`minimum`"));
 //! ```
 
+use crate::shape::{Kinds, Scalar, ShapeGraph};
 use crate::shape::{Node, NodeId, StructKind};
-use crate::shape::{Scalar, ShapeGraph};
 
 use super::RuleTarget;
 
@@ -340,23 +340,24 @@ pub const fn multiple_of_refusal(step: f64, naming: RuleNaming) -> Option<&'stat
 }
 
 /// The rule target of a scalar: what `<T as Intent>::__RULE_TARGET` is for the types that
-/// register it.
+/// register it. It follows what JSON the scalar is read from ([`Scalar::kinds`], the one table of
+/// it): a number (also from a string that holds one) takes number rules, a string alone text
+/// rules, anything else none.
 pub const fn scalar_target(scalar: Scalar) -> RuleTarget {
-    match scalar {
-        Scalar::Int(_) | Scalar::Float(_) | Scalar::Decimal => RuleTarget::Number,
-        Scalar::String
-        | Scalar::Char
-        | Scalar::Date
-        | Scalar::Time
-        | Scalar::DateTime
-        | Scalar::DateTimeOffset
-        | Scalar::Uuid
-        | Scalar::Url => RuleTarget::Text,
-        Scalar::Bool | Scalar::Unit | Scalar::Json | Scalar::JsonObject => RuleTarget::Other,
+    let kinds = scalar.kinds();
+    if kinds.is_any() {
+        RuleTarget::Other
+    } else if kinds.meets(Kinds::NUMBER) {
+        RuleTarget::Number
+    } else if kinds.meets(Kinds::STRING) {
+        RuleTarget::Text
+    } else {
+        RuleTarget::Other
     }
 }
 
 /// The rule target of a JSON Schema `type` (`integer`, `string`, ...).
+#[cfg(feature = "catalog")]
 pub fn schema_type_target(schema_type: &str) -> RuleTarget {
     match schema_type {
         "integer" | "number" => RuleTarget::Number,

@@ -1,8 +1,0 @@
-//! Integration tests: batch runs through the providers' batch APIs, against a stateful batch
-//! server on 127.0.0.1, and `map_stream`.
-
-mod attachments;
-mod cycle;
-mod resume;
-mod server;
-mod stream;

@@ -1,7 +1,0 @@
-//! Integration tests: collections (one binary, one module per theme).
-
-mod attachments;
-mod attachments_wire;
-mod each;
-mod scale;
-mod values;

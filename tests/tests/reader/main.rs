@@ -1,8 +1,0 @@
-//! Integration tests: reader (one binary, one module per theme).
-
-mod common;
-mod corpus;
-mod no_wrong_value;
-mod peer_corpus;
-mod props;
-mod typed_output;
