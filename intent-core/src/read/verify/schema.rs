@@ -178,7 +178,8 @@ impl RuntimeSchema {
         Ok(compiled)
     }
 
-    /// The schema as it was given.
+    /// The schema as it was given (an intent file's shape, as the file writes it).
+    #[cfg(feature = "catalog")]
     pub(crate) fn source(&self) -> &Value {
         &self.source
     }
