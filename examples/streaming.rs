@@ -98,6 +98,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             ElementEvent::Invalid(index, issues) => {
                 println!("  {index}: refused ({})", issues[0].message)
             }
+            ElementEvent::Withdrawn(count) => {
+                println!("  the {count} tasks above came from a reply that was refused")
+            }
             ElementEvent::Retry(record) => {
                 println!("  attempt {} failed; starting over", record.number)
             }

@@ -86,6 +86,24 @@ pub fn build_envelope_from_schema(schema: &Value) -> Result<Value, IntentError> 
 
 /// [`build_envelope_from_schema`] with the schema layer's own error.
 fn build(schema: &Value) -> Result<Value, SchemaError> {
+    let (value, hoisted) = relocate(schema, &format!("#/properties/{ENVELOPE_PROPERTY}"))?;
+    let mut envelope = envelope(value);
+    if let Value::Object(map) = &mut envelope {
+        map.extend(hoisted);
+    }
+    make_strict(&mut envelope);
+    Ok(envelope)
+}
+
+/// A runtime schema made ready to sit at `base` (a JSON pointer in URI form, `#/properties/value`)
+/// of a larger schema: checked, its root's `$schema`, `$id` and `$anchor` dropped, its root's
+/// `$defs` and `definitions` taken out (returned beside it, for the larger schema's root), and
+/// every root-relative `$ref` rewritten to reach the same schema from there (see
+/// [`build_envelope_from_schema`]). A collection's chunk schema places one so.
+pub(crate) fn relocate(
+    schema: &Value,
+    base: &str,
+) -> Result<(Value, Map<String, Value>), SchemaError> {
     let root = match schema {
         Value::Object(map) => map,
         Value::Bool(_) => {
@@ -134,13 +152,8 @@ fn build(schema: &Value) -> Result<Value, SchemaError> {
             });
         }
     }
-    check_and_rewrite(walk)?;
-    let mut envelope = envelope(value);
-    if let Value::Object(map) = &mut envelope {
-        map.extend(hoisted);
-    }
-    make_strict(&mut envelope);
-    Ok(envelope)
+    check_and_rewrite(walk, base)?;
+    Ok((value, hoisted))
 }
 
 /// Refuses a value nested deeper than `MAX_SCHEMA_DEPTH`, without recursion.
@@ -198,7 +211,7 @@ const NAMED_SCHEMA_KEYWORDS: &[&str] = &[
 const SCHEMA_LIST_KEYWORDS: &[&str] = &["anyOf", "allOf", "oneOf", "prefixItems"];
 
 /// Checks every schema position and rewrites root-relative `$ref`s for the envelope.
-fn check_and_rewrite(mut stack: Vec<Visit<'_>>) -> Result<(), SchemaError> {
+fn check_and_rewrite(mut stack: Vec<Visit<'_>>, base: &str) -> Result<(), SchemaError> {
     while let Some(Visit {
         node,
         path,
@@ -224,7 +237,7 @@ fn check_and_rewrite(mut stack: Vec<Visit<'_>>) -> Result<(), SchemaError> {
             let key = key.as_str();
             if key == "$ref" {
                 if let (true, Value::String(reference)) = (rewrite, &mut *child) {
-                    if let Some(rewritten) = rewrite_ref(reference) {
+                    if let Some(rewritten) = rewrite_ref(reference, base) {
                         *reference = rewritten;
                     }
                 }
@@ -318,10 +331,11 @@ fn check_keywords(map: &Map<String, Value>, path: &str) -> Result<(), SchemaErro
     Ok(())
 }
 
-/// The envelope-relative form of a root-relative reference, or `None` when it stays unchanged.
-fn rewrite_ref(reference: &str) -> Option<String> {
+/// The form of a root-relative reference that reaches the same schema once the schema sits at
+/// `base`, or `None` when it stays unchanged.
+fn rewrite_ref(reference: &str, base: &str) -> Option<String> {
     if reference == "#" {
-        return Some(format!("#/properties/{ENVELOPE_PROPERTY}"));
+        return Some(base.to_owned());
     }
     let rest = reference.strip_prefix("#/")?;
     let hoisted = ["$defs", "definitions", "%24defs"]
@@ -330,7 +344,7 @@ fn rewrite_ref(reference: &str) -> Option<String> {
     if hoisted {
         return None;
     }
-    Some(format!("#/properties/{ENVELOPE_PROPERTY}/{rest}"))
+    Some(format!("{base}/{rest}"))
 }
 
 /// The JSON pointer of a member of the schema at `path`.

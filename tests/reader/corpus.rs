@@ -267,6 +267,13 @@ fn corpus_matches_golden_outcomes() {
         "token: a plus sign": f64 = r#"{"value": +5}"#;
         "token: a trailing point": f64 = r#"{"value": 5.}"#;
         "token: an exponent without digits": f64 = r#"{"value": 1e}"#;
+        "token: a negative leading point": f64 = "-.3";
+        "token: a bare leading point": f64 = ".25";
+        "token: a bare trailing point": f64 = "2.";
+        "token: trailing points in a list": Vec<f64> = r#"{"value": [1., 2.]}"#;
+        "token: a trailing point before an exponent": f64 = r#"{"value": 1.e2}"#;
+        "token: a point alone": f64 = r#"{"value": .}"#;
+        "token: a leading point in a string for a number": Rooms = r#"{"rooms": "3."}"#;
         "token: a lone minus": f64 = r#"{"value": -}"#;
         "token: a literal ending a sentence": bool = "true.";
         "token: a word that starts like a literal": bool = "truely";
@@ -297,6 +304,12 @@ fn corpus_matches_golden_outcomes() {
         "trailing: two literals with a comma": bool = "true, false";
         "trailing: null or a number": Option<u32> = "null or 5";
         "trailing: a number beside a string answer is no rival": Status = r#""Open" since 2024"#;
+        "trailing: strings joined with a plus": Option<String> = r#""hello" + " world""#;
+        "trailing: strings joined with a plus across a comment": Option<String> = "\"hello\" + /*comment*/ \" world\"";
+        "trailing: three strings joined": serde_json::Value = r#""a"+"b"+"c""#;
+        "trailing: equal objects separated by commas": serde_json::Value = "{}, {}, {}";
+        "trailing: objects separated by commas and comments": serde_json::Value = "/* 1 */\n{},\n\n/* 2 */\n{},\n\n/* 3 */\n{}\n";
+        "trailing: lists separated by a comma": Vec<u8> = "[1], [1]";
         "leading: a quoted member name before the object": Pair = r#""x": {"a": 1}"#;
         "leading: a value and a comma before the object": Pair = r#""x", {"a": 1}"#;
 

@@ -2,5 +2,6 @@
 
 mod corpus;
 mod no_wrong_value;
+mod peer_corpus;
 mod props;
 mod typed_output;

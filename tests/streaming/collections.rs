@@ -662,3 +662,36 @@ async fn a_map_values_member_that_fails_a_check_is_invalid_under_its_key_as_it_c
     assert!(result.is_complete());
     assert_eq!(result.values(), [Some(3), Some(4)]);
 }
+
+#[tokio::test]
+async fn a_draft_before_the_answer_is_never_delivered_at_any_piece_size() {
+    // The draft list stands before a closing `</think>` whose opening tag was in the prompt, or
+    // in prose before the real answer: the final reading takes the real one (or refuses the
+    // reply), so nothing is delivered from the draft; a delivered value is final.
+    let drafted = [
+        "Draft: [{\"index\": 0, \"value\": \"wrong\"}]\n</think>\n{\"value\": [{\"index\": 0, \"value\": \"right\"}]}",
+        "Hmm, [{\"index\": 0, \"value\": \"wrong\"}]? No.\n</think>\n{\"value\": [{\"index\": 0, \"value\": \"right\"}]}",
+    ];
+    for reply in drafted {
+        for chunk in 1..=reply.len() {
+            let model = ScriptedProvider::new([reply, reply]).with_stream_chunk_chars(chunk);
+            let client = IntentClient::new(model);
+            let awaited = client.map_each::<String>(&["x"], "Answer.").await;
+            assert_eq!(awaited.values(), [Some("right".to_owned())]);
+            let mut events = client
+                .map_each::<String>(&["x"], "Answer.")
+                .stream_elements();
+            let mut delivered = Vec::new();
+            while let Some(event) = events.next().await {
+                match event {
+                    CollectionEvent::Element(_, value) => delivered.push(value),
+                    CollectionEvent::Done(result) => {
+                        assert_eq!(result.values(), awaited.values(), "piece size {chunk}")
+                    }
+                    _ => {}
+                }
+            }
+            assert_eq!(delivered, ["right"], "piece size {chunk}");
+        }
+    }
+}

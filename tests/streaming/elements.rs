@@ -55,6 +55,7 @@ async fn a_failed_element_is_reported_and_the_stream_goes_on_to_the_retry() {
             ElementEvent::Invalid(i, issues) => {
                 format!("invalid {i} {}", issues[0].path.as_deref().unwrap_or(""))
             }
+            ElementEvent::Withdrawn(n) => format!("withdrawn {n}"),
             ElementEvent::Retry(r) => format!("retry {}", r.number),
             ElementEvent::Done(r) => format!("done {}", r.is_success()),
             _ => "other".into(),
@@ -66,6 +67,7 @@ async fn a_failed_element_is_reported_and_the_stream_goes_on_to_the_retry() {
             "element 0",
             "invalid 1 /value/1/quantity",
             "element 2",
+            "withdrawn 3",
             "retry 1",
             "element 0",
             "done true"

@@ -3,5 +3,6 @@
 mod calls;
 mod collections;
 mod elements;
+mod located;
 mod typed_partials;
 mod wire;

@@ -488,6 +488,72 @@ pub mod partials {
     }
 }
 
+/// The corpora published by others that conformance tests read (`shared/corpora/`, beside the
+/// checkout): never copied into the project, read where they are.
+pub mod corpora {
+    use std::path::{Path, PathBuf};
+
+    /// The environment variable that names the corpora folder, when it is not `shared/corpora`
+    /// beside the checkout (or beside one of its parent folders).
+    pub const DIR_VARIABLE: &str = "INTENT_CORPORA_DIR";
+
+    /// True when two JSON values are the same value, numbers compared as JSON Schema compares
+    /// them (by value: `5` is `5.0`); object members in any order.
+    pub fn same_value(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+        numbers_as_doubles(a) == numbers_as_doubles(b)
+    }
+
+    /// `value` with every number written as a double (integers beyond 2^53 keep their own form,
+    /// so that no two different integers become equal).
+    fn numbers_as_doubles(value: &serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match value {
+            Value::Number(n)
+                if n.as_i64()
+                    .map(i64::unsigned_abs)
+                    .or_else(|| n.as_u64())
+                    .is_none_or(|whole| whole < 1 << 53) =>
+            {
+                n.as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or_else(|| value.clone(), Value::Number)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(numbers_as_doubles).collect()),
+            Value::Object(members) => Value::Object(
+                members
+                    .iter()
+                    .map(|(k, v)| (k.clone(), numbers_as_doubles(v)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    /// `<corpora>/<relative>`: the folder named by `INTENT_CORPORA_DIR`, else the first
+    /// `shared/corpora` found beside the checkout or one of its parents. Panics with every place
+    /// it looked when the file is in none of them, so a corpus test asked to run without the
+    /// corpora fails and says where they should be.
+    pub fn path(relative: &str) -> PathBuf {
+        let mut tried = Vec::new();
+        if let Some(dir) = std::env::var_os(DIR_VARIABLE) {
+            tried.push(PathBuf::from(dir).join(relative));
+        }
+        let checkout = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for folder in checkout.ancestors().skip(1) {
+            tried.push(folder.join("shared").join("corpora").join(relative));
+        }
+        if let Some(found) = tried.iter().find(|p| p.exists()) {
+            return found.clone();
+        }
+        let places: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+        panic!(
+            "the corpus `{relative}` is not where the tests look for it ({}); put the corpora \
+             folder at `shared/corpora` beside the checkout, or name it in {DIR_VARIABLE}",
+            places.join(", ")
+        );
+    }
+}
+
 /// A whole 1x1 PNG, for the attachment tests.
 pub fn tests_png() -> Vec<u8> {
     vec![

@@ -17,6 +17,7 @@ mod token_budget;
 use std::any::type_name;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Instant;
 
 use futures::FutureExt;
@@ -39,6 +40,7 @@ use crate::observe;
 use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
 use crate::provider::ProviderErrorKind;
+use crate::read::RuntimeSchema;
 use crate::relay::Relay;
 use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue};
 use crate::shape::TypeInfo;
@@ -130,7 +132,7 @@ async fn run_inner<T: Intent + Send>(
         client,
         input,
         intent,
-        options,
+        mut options,
         checks,
         json_checks,
     } = call;
@@ -145,6 +147,10 @@ async fn run_inner<T: Intent + Send>(
         }
     };
     let info = T::type_info();
+    let schema = match runtime_schema(&info, &mut options) {
+        Ok(schema) => schema,
+        Err(issue) => return AiResult::failure(vec![issue]),
+    };
     let plan = match prompt::plan(&info, &options, intent, &input) {
         Ok(plan) => plan,
         Err(error) => {
@@ -172,7 +178,14 @@ async fn run_inner<T: Intent + Send>(
     let grounds = || grounds.get_or_init(|| Grounds::of(&input));
     let verify = |text: &str| {
         let want_json = bounds.applies() || samples.applies() || !grounded.is_empty();
-        let (value, json) = checks::read_checked(&info, &checks, &json_checks, text, want_json)?;
+        let (value, json) = checks::read_checked(
+            &info,
+            schema.as_deref(),
+            &checks,
+            &json_checks,
+            text,
+            want_json,
+        )?;
         // A grounded member the input does not hold has no way out.
         if let Some(json) = json.as_ref().filter(|_| !grounded.is_empty()) {
             let missing = grounded.check(json, grounds());
@@ -210,6 +223,42 @@ async fn run_inner<T: Intent + Send>(
         step_downs: Default::default(),
     };
     attempts(&job, &limits).await
+}
+
+/// The runtime schema of a call whose result is JSON and whose options carry an `output_schema`,
+/// taken from the cache of compiled schemas ([`RuntimeSchema::shared`]: an intent file's was
+/// compiled into it when the file was loaded) or compiled now, once for all the call's attempts.
+/// The constraints its strict copy drops are added to the options' rule lines, so the prompt
+/// states them. A schema that cannot be checked fails the call before anything is sent.
+fn runtime_schema(
+    info: &crate::shape::TypeInfo,
+    options: &mut AiRequestOptions,
+) -> Result<Option<Arc<RuntimeSchema>>, ResultIssue> {
+    let Some(source) = &options.output_schema else {
+        return Ok(None);
+    };
+    let json_result = matches!(
+        info.graph().node(info.root()),
+        crate::shape::Node::Scalar(crate::shape::Scalar::Json | crate::shape::Scalar::JsonObject)
+    );
+    if !json_result {
+        // The plan refuses an output schema for a typed result, with its own message.
+        return Ok(None);
+    }
+    let schema = RuntimeSchema::shared(source).map_err(|fault| {
+        // A schema that cannot even be sent says so first, as the plan words it.
+        let error = match crate::schema::build_envelope_from_schema(source) {
+            Err(error) => error,
+            Ok(_) => IntentError::InvalidSchema(format!("{fault}; nothing was sent")),
+        };
+        ResultIssue::new(IssueKind::Request, error.to_string())
+    })?;
+    for line in schema.constraint_lines() {
+        if !options.rule_lines.contains(&line) {
+            options.rule_lines.push(line);
+        }
+    }
+    Ok(Some(schema))
 }
 
 /// Runs the attempts of a planned call whose replies `verify` reads (each chunk of a collection

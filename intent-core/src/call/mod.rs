@@ -239,11 +239,27 @@ impl<'a, T> AiCall<'a, T> {
 }
 
 impl IntentClient {
-    /// Asks for a result shaped by a JSON schema chosen at run time; the value comes back as JSON.
+    /// Asks for a result shaped by a JSON schema chosen at run time; the value comes back as JSON,
+    /// verified against the **whole** schema.
     ///
-    /// The schema is sent strict (see [`build_envelope_from_schema`](crate::schema::build_envelope_from_schema));
-    /// the reply is checked to be JSON and not null. Use `validate` for the rest, or an intent
-    /// catalog, which checks the full schema.
+    /// The schema is sent strict (see [`build_envelope_from_schema`](crate::schema::build_envelope_from_schema)),
+    /// which drops the constraints providers' strict modes refuse (`minimum`, `pattern`,
+    /// `maxLength`, ...) and which a provider does not enforce at all when the call runs in
+    /// JSON-object mode (the schema step-down, a server without structured output). So the
+    /// constraints the strict copy drops, and every `format`, are stated in the prompt's output
+    /// requirements, and every reply is verified against the schema as given: every keyword of
+    /// drafts 4 to 2020-12, formats asserted (`date`, `date-time`, `time`, `duration`, `email`,
+    /// `hostname`, `ipv4`, `ipv6`, `uri`, `uuid`, `regex` and the rest the JSON Schema
+    /// specification defines; another format is stated to the model, not checked). Each
+    /// violation is an issue at its JSON pointer under `/value`, sent back to the model on the
+    /// next attempt; `null` answers only where the schema allows it. A schema that breaks its
+    /// meta-schema, has a `pattern` that does not compile or a `$ref` to another document (never
+    /// fetched) fails the call before anything is sent, naming the keyword and its place. The
+    /// behaviour reference checks only that the reply is JSON; this checks it all.
+    ///
+    /// The schema is compiled once, and kept for the next calls with the same schema (the last
+    /// 16 schemas compiled are kept, process-wide). Streamed partials of such a call (`.stream()`)
+    /// are read as any JSON; the schema verifies the answer when it is whole, before `Done`.
     ///
     /// ```
     /// use intent_core::prelude::*;
@@ -253,6 +269,16 @@ impl IntentClient {
     /// let schema = serde_json::json!({"type": "object", "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}}});
     /// let line = client.transform("4 of A-1", "Extract the SKU and quantity.", schema).await;
     /// assert_eq!(line.value().unwrap()["quantity"], 4);
+    ///
+    /// // The whole schema is verified, the constraints the strict copy drops included.
+    /// let client = IntentClient::new(ScriptedProvider::new([
+    ///     r#"{"value": {"email": "dana at example"}}"#,
+    ///     r#"{"value": {"email": "dana@example.com"}}"#,
+    /// ]));
+    /// let schema = serde_json::json!({"type": "object", "properties": {"email": {"type": "string", "format": "email"}}, "required": ["email"]});
+    /// let contact = client.transform("Dana, dana@example.com", "Extract the email address.", schema).await;
+    /// assert_eq!(contact.value().unwrap()["email"], "dana@example.com");
+    /// assert_eq!(contact.attempts()[0].issues[0].path.as_deref(), Some("/value/email"));
     /// # });
     /// ```
     pub fn transform<'a, I>(

@@ -89,7 +89,7 @@ impl CatalogIntent {
     pub fn shape(&self) -> IntentShape<'_> {
         match &self.shape {
             Shape::Named(name) => IntentShape::TypeName(name),
-            Shape::Schema(schema) => IntentShape::Schema(&schema.schema),
+            Shape::Schema(schema) => IntentShape::Schema(schema.schema()),
         }
     }
 
@@ -300,7 +300,7 @@ pub(crate) fn compile(
     for (at, raw_rules) in raw.rules {
         let rule = MemberRule::compile(&at, raw_rules).map_err(|m| fail(Some(&at), 0, m))?;
         if let Shape::Schema(schema) = &shape {
-            resolve::check_on_schema(&schema.schema, &rule).map_err(|m| fail(Some(&at), 0, m))?;
+            resolve::check_on_schema(schema.schema(), &rule).map_err(|m| fail(Some(&at), 0, m))?;
         }
         rules.push(rule);
     }
@@ -363,7 +363,7 @@ pub(crate) fn compile(
     let mut output_schema = None;
     if let Shape::Schema(schema) = &shape {
         rule_lines.extend(schema.constraint_lines());
-        output_schema = Some(schema.schema.clone());
+        output_schema = Some(schema.schema().clone());
     }
     rule_lines.extend(rules.iter().map(MemberRule::line));
     let options = AiRequestOptions {

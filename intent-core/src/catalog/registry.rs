@@ -192,23 +192,17 @@ impl Catalog {
             Ok(entry) => entry,
             Err(error) => return AiCall::refused(client, error.into()),
         };
-        let call = AiCall::new(client, input, &entry.intent).options(entry.options.clone());
-        if entry.rules.is_empty() {
-            return call;
-        }
-        let grounds = entry.grounds_of(&call);
-        call.validate_json(move |value| {
-            let mut issues = Vec::new();
-            entry.check_rules(value, &mut issues);
-            entry.check_grounded(value, grounds.as_ref(), &mut issues);
-            issues
-        })
+        with_rules(
+            AiCall::new(client, input, &entry.intent).options(entry.options.clone()),
+            entry,
+        )
     }
 
     /// Runs intent `name`, whose shape is a JSON Schema, on `input`. The schema is sent strict (see
     /// [`build_envelope_from_schema`](crate::schema::build_envelope_from_schema)); the reply is
-    /// checked against the *full* schema, with the constraints the strict copy drops, and against
-    /// the file's rules: each violation is an issue at its path.
+    /// checked against the *full* schema, with the constraints the strict copy drops and its
+    /// formats, by the verifier of [`IntentClient::transform`] (compiled once, when the file was
+    /// loaded), and against the file's rules: each violation is an issue at its path.
     ///
     /// ```
     /// use intent_core::catalog::Catalog;
@@ -234,7 +228,7 @@ impl Catalog {
             Ok(entry) => entry,
             Err(error) => return AiCall::refused(client, error.into()),
         };
-        let Shape::Schema(schema) = &entry.shape else {
+        let Shape::Schema(_) = &entry.shape else {
             let error = entry.error(format!(
                 "its shape is the Rust type `{}`: run it with `run::<T>`, not `run_json`",
                 match &entry.shape {
@@ -244,15 +238,10 @@ impl Catalog {
             ));
             return AiCall::refused(client, error.into());
         };
+        // The schema, compiled into the cache of compiled schemas when the file was loaded,
+        // verifies every reply (see `transform`).
         let call = AiCall::new(client, input, &entry.intent).options(entry.options.clone());
-        let grounds = entry.grounds_of(&call);
-        call.validate_json(move |value| {
-            let mut issues = Vec::new();
-            schema.check(value, &mut issues);
-            entry.check_rules(value, &mut issues);
-            entry.check_grounded(value, grounds.as_ref(), &mut issues);
-            issues
-        })
+        with_rules(call, entry)
     }
 
     fn entry(&self, name: &str) -> Result<&CatalogIntent, CatalogError> {
@@ -278,6 +267,21 @@ impl Catalog {
             Source::Text { name, .. } => name,
         }
     }
+}
+
+/// `call` with the file's rules of `entry` and its members that must come from the input checked
+/// on every reply, if it has any.
+fn with_rules<'a, T>(call: AiCall<'a, T>, entry: &'a CatalogIntent) -> AiCall<'a, T> {
+    if entry.rules.is_empty() && entry.grounded.is_empty() {
+        return call;
+    }
+    let grounds = entry.grounds_of(&call);
+    call.validate_json(move |value| {
+        let mut issues = Vec::new();
+        entry.check_rules(value, &mut issues);
+        entry.check_grounded(value, grounds.as_ref(), &mut issues);
+        issues
+    })
 }
 
 /// Reads and checks every intent of `source`.

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::call::Check;
 use crate::intent::Intent;
-use crate::read;
+use crate::read::{self, RuntimeSchema};
 use crate::result::{IssueKind, ResultIssue};
 use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{TargetKind, TypeInfo};
@@ -144,12 +144,18 @@ pub(crate) fn element_grounds(text: &str, mode: Mode) -> Grounds {
 pub(crate) struct ElementReader<'c, O> {
     info: Arc<TypeInfo>,
     checks: &'c [Check<'c, O>],
+    /// The elements' runtime schema (`output_schema` on a collection of JSON values): each
+    /// element is verified against it in full.
+    schema: Option<Arc<RuntimeSchema>>,
 }
 
 impl<'c, O: Intent> ElementReader<'c, O> {
     pub(crate) fn new(checks: &'c [Check<'c, O>]) -> Self {
-        let info = O::type_info();
-        ElementReader { info, checks }
+        ElementReader {
+            info: O::type_info(),
+            checks,
+            schema: None,
+        }
     }
 
     /// The members of `O` that must come from the element's input (found once per type).
@@ -160,6 +166,13 @@ impl<'c, O: Intent> ElementReader<'c, O> {
     /// True when some member of `O` must come from the element's input.
     pub(crate) fn is_grounded(&self) -> bool {
         !self.grounded().is_empty()
+    }
+
+    /// The reader, verifying each element against `schema` (when given) instead of reading it
+    /// by the shape of a JSON value, which takes any JSON.
+    pub(crate) fn with_schema(mut self, schema: Option<Arc<RuntimeSchema>>) -> Self {
+        self.schema = schema;
+        self
     }
 
     /// The value, or the findings at paths relative to the element (`/value/..`); `lossy` is
@@ -177,6 +190,17 @@ impl<'c, O: Intent> ElementReader<'c, O> {
             Some(grounds) => self.grounded().check(&value, grounds),
             None => Vec::new(),
         };
+        if let Some(schema) = &self.schema {
+            let issues = schema.check(&value);
+            if !issues.is_empty() {
+                return Err(issues);
+            }
+            let read = read::deserialize(value)?;
+            if !missing.is_empty() {
+                return Err(missing);
+            }
+            return self.check(read);
+        }
         let read = read::read_value_with::<O>(&self.info, value, lossy)?;
         if !missing.is_empty() {
             return Err(missing);
@@ -368,8 +392,9 @@ fn verify_each_typed<O: Intent>(
     reply: &str,
     indexes: &[usize],
 ) -> Option<Verdict<O>> {
-    // A text result is trimmed and must not be empty, which the list's shape does not say.
-    if reader.info.target() == TargetKind::Text {
+    // A text result is trimmed and must not be empty, which the list's shape does not say; a
+    // runtime schema verifies each element's JSON.
+    if reader.info.target() == TargetKind::Text || reader.schema.is_some() {
         return None;
     }
     let info = TypeInfo::of::<Vec<EachItem<O>>>();

@@ -101,6 +101,10 @@ type Queue<O> = relay::Queue<Relayed<O>>;
 ///   [`CollectionEvent::Retry`]; the chunk is asked again with its findings, as for `.await`.
 /// - With a judge (`AiRequestOptions::judge`), nothing is certain before the judge has seen the
 ///   whole reply: a chunk's elements are delivered when the chunk ends.
+/// - A reply that does not begin with its answer (prose before it, beyond a code fence's
+///   opening) is read whole before its elements are delivered: what the stream followed may be
+///   a draft the final reading sets aside (a list before a closing `</think>` whose opening tag
+///   was in the prompt, a "Maybe [...]?" before the real answer).
 /// - [`CollectionEvent::Invalid`] reports an element that stood at its own place and failed its
 ///   checks; an element whose shape fails (its index cannot be trusted) is reported in `Done`.
 ///
@@ -281,6 +285,8 @@ async fn run_chunk<O: Intent + Clone + Send>(
             },
             delivered: (0..prepared.positions.len()).map(|_| None).collect(),
             numbers: NumberScan::default(),
+            lead: String::new(),
+            early: false,
         }),
     };
     let result = prepared.ask(shared, Some(&watch)).await;
@@ -324,6 +330,24 @@ struct WatchState<O> {
     numbers: NumberScan,
     /// What was delivered, by slot.
     delivered: Vec<Option<O>>,
+    /// The reply's text before its answer began, while it is short ([`MAX_LEAD`]).
+    lead: String,
+    /// Whether the reply began with its answer, so its elements may be delivered as they close.
+    early: bool,
+}
+
+/// The most text before the answer a reply's elements may be delivered early after.
+const MAX_LEAD: usize = 16;
+
+/// True when `lead`, the text before a reply's answer, is nothing or a code fence's opening: the
+/// answer the partial reader follows is then the one the final reading takes (unless a second
+/// answer follows it). After prose, the answer followed may be a draft the final reading sets
+/// aside (a list before a closing `</think>` whose opening tag was in the prompt, a "Maybe
+/// [...]?" before the real answer); a delivered value is final, so such a reply's elements wait
+/// for its whole reading.
+fn answer_leads(lead: &str) -> bool {
+    let lead = lead.trim_matches(char::is_whitespace);
+    lead.is_empty() || lead == "```" || lead.eq_ignore_ascii_case("```json")
 }
 
 impl<O: Intent + Clone> Watch<'_, '_, O> {
@@ -412,6 +436,8 @@ impl<O: Intent + Clone + Send> Relay for Watch<'_, '_, O> {
             reader.reset();
         }
         state.numbers = NumberScan::default();
+        state.lead.clear();
+        state.early = false;
     }
 
     fn text(&self, piece: &str) {
@@ -419,8 +445,24 @@ impl<O: Intent + Clone + Send> Relay for Watch<'_, '_, O> {
         let Some(reader) = &mut state.reader else {
             return;
         };
+        let began = reader.answer_at().is_some();
         reader.push(piece);
         let closed: Vec<ClosedElement> = reader.take_elements().collect();
+        if !began {
+            let at = reader.answer_at();
+            let lead = &mut state.lead;
+            if lead.len() <= MAX_LEAD {
+                let upto = at.map_or(piece.len(), |at| at.saturating_sub(lead.len()));
+                lead.push_str(piece.get(..upto.min(piece.len())).unwrap_or(piece));
+            }
+            if at.is_some() {
+                state.early = state.lead.len() <= MAX_LEAD && answer_leads(&state.lead);
+            }
+        }
+        if !state.early {
+            // Its reading at the end delivers what is right.
+            return;
+        }
         let in_piece = state.numbers.scan(piece);
         let suspect = state.numbers.suspect || in_piece;
         if closed.is_empty() {

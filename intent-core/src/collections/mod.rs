@@ -59,6 +59,7 @@ mod chunk_reply;
 #[cfg(feature = "arrow")]
 mod columns;
 mod each;
+mod element_schema;
 mod element_stream;
 mod input_stream;
 mod observed;

@@ -11,6 +11,7 @@ use super::call::{CollectionCall, Mode};
 use super::chunk::{self, ChunkInput, Element};
 use super::chunk_reply::{self, ElementReader, Verdict};
 use super::each::EachItem;
+use super::element_schema::ElementSchema;
 use super::observed;
 use super::result::{ChunkRecord, CollectionResult, ElementIssue, Progress};
 use crate::attempt;
@@ -21,7 +22,7 @@ use crate::options::AiRequestOptions;
 use crate::prompt::{self, PromptPlan};
 use crate::relay::Relay;
 use crate::result::{AiResult, AttemptRecord, IssueKind, ResultIssue, Usage};
-use crate::shape::{Field, Node, ShapeGraph, StructKind, StructShape, TypeInfo};
+use crate::shape::{Field, Node, Scalar, ShapeGraph, StructKind, StructShape, TypeInfo};
 use crate::trust::Grounds;
 
 /// What every chunk of a call shares.
@@ -33,6 +34,8 @@ pub(super) struct Shared<'c, O> {
     label: &'c str,
     /// The answer's shape for `map_each` (the same for every chunk).
     each_info: Option<Arc<TypeInfo>>,
+    /// The elements' runtime schema, with an `output_schema` (or why no chunk can be sent).
+    element_schema: Option<Result<ElementSchema, ResultIssue>>,
     pub(super) reader: ElementReader<'c, O>,
 }
 
@@ -45,6 +48,15 @@ impl<'c, O: Intent> Shared<'c, O> {
         label: &'c str,
         checks: &'c [crate::call::Check<'c, O>],
     ) -> Self {
+        let json_elements = matches!(
+            O::type_info().graph().node(O::type_info().root()),
+            Node::Scalar(Scalar::Json | Scalar::JsonObject)
+        );
+        let element_schema = ElementSchema::of(options, mode, json_elements);
+        let schema = element_schema
+            .as_ref()
+            .and_then(|s| s.as_ref().ok())
+            .map(|s| Arc::clone(s.compiled()));
         Shared {
             client,
             intent,
@@ -52,7 +64,8 @@ impl<'c, O: Intent> Shared<'c, O> {
             options,
             label,
             each_info: (mode == Mode::Each).then(TypeInfo::of::<Vec<EachItem<O>>>),
-            reader: ElementReader::new(checks),
+            element_schema,
+            reader: ElementReader::new(checks).with_schema(schema),
         }
     }
 
@@ -347,8 +360,18 @@ pub(super) fn prepare_chunk<O: Intent>(shared: &Shared<'_, O>, chunk: ChunkInput
         Some(own) if !own.trim().is_empty() => format!("{} {requirement}", own.trim()),
         _ => requirement,
     });
-    let plan = prompt::plan(&info, &options, shared.intent, &input)
-        .map_err(|error| ResultIssue::new(IssueKind::Request, error.to_string()));
+    let refused =
+        |error: crate::error::IntentError| ResultIssue::new(IssueKind::Request, error.to_string());
+    let plan = match &shared.element_schema {
+        None => prompt::plan(&info, &options, shared.intent, &input).map_err(refused),
+        Some(Ok(schema)) => {
+            // The chunk's answer is sent as its own schema, each element the runtime schema's.
+            schema.prepare(&mut options, shared.mode, &keys);
+            let info = <serde_json::Value as Intent>::type_info();
+            prompt::plan(&info, &options, shared.intent, &input).map_err(refused)
+        }
+        Some(Err(issue)) => Err(issue.clone()),
+    };
     PreparedChunk {
         info,
         positions,

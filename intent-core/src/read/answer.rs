@@ -8,7 +8,7 @@ use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::{Kinds, Node, Scalar, TypeInfo};
 
 use super::findings::Findings;
-use super::lenient::{self, Parsed};
+use super::parse::{self, Parsed};
 use super::path::{self, Path};
 use super::verify::Walker;
 
@@ -60,7 +60,7 @@ fn held_json(info: &TypeInfo, value: &Value) -> Option<Parsed> {
     {
         return None;
     }
-    let parsed = lenient::parse_at(text, 0).ok()?;
+    let parsed = parse::parse_at(text, 0).ok()?;
     text[parsed.end..]
         .chars()
         .all(super::text::is_space)
@@ -98,9 +98,13 @@ pub(crate) fn verify(
     let mut walker = Walker::new(info.graph());
     walker.issues = findings;
     walker.lossy = lossy.to_vec();
-    // Any JSON may sit inside a `Value`, but a whole answer of `null` is no answer.
+    // Any JSON may sit inside a `Value`, but a whole answer of `null` is no answer (unless the
+    // type is an `Option`, as a runtime schema's reading is: the schema says).
     let root = info.graph().accepts(info.root());
-    if value.is_null() && matches!(root.node, Node::Scalar(Scalar::Json)) {
+    if value.is_null()
+        && matches!(root.node, Node::Scalar(Scalar::Json))
+        && !matches!(info.graph().node(info.root()), Node::Option(_))
+    {
         walker.issues.push(ResultIssue::at(
             format!("/{ENVELOPE_PROPERTY}"),
             IssueKind::Shape,

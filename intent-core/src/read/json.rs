@@ -10,7 +10,8 @@ use crate::shape::{TargetKind, TypeInfo};
 
 use super::answer::{self, Answer};
 use super::findings::Findings;
-use super::scalar::describe;
+use super::verify::scalar::describe;
+use super::verify::schema::RuntimeSchema;
 use super::{locate, read_text, text_value};
 
 /// Reads a value that is already JSON (the `<result>` itself, not its envelope) into a `T`: the
@@ -109,4 +110,27 @@ pub fn read_reply_lenient<T: Intent>(info: &TypeInfo, text: &str) -> Result<T, V
         return read_text(text);
     }
     answer::deserialize(locate::locate(info, text)?.value)
+}
+
+/// Reads a reply whose answer a runtime JSON Schema describes (`client.transform`, an intent file
+/// whose shape is a schema): the answer is located and read as any JSON, as for a
+/// `serde_json::Value`, but `null` too may answer, as the schema says; then the value is verified
+/// against the whole schema ([`RuntimeSchema::check`]). The value comes back with the schema's
+/// findings (none when it passed), so that other checks on the JSON can add theirs.
+pub(crate) fn read_schema_reply(
+    schema: &RuntimeSchema,
+    text: &str,
+) -> Result<(Value, Vec<ResultIssue>), Vec<ResultIssue>> {
+    // `Option<Value>`: any JSON, `null` included; the schema decides.
+    let value = locate::locate(&<Option<Value> as Intent>::type_info(), text)?.value;
+    let issues = schema.check(&value);
+    Ok((value, issues))
+}
+
+/// Deserializes a verified JSON value into a `T` with serde, the final authority; a serde error
+/// is an issue at its path under `/value`.
+pub(crate) fn deserialize<T: serde::de::DeserializeOwned>(
+    value: Value,
+) -> Result<T, Vec<ResultIssue>> {
+    answer::deserialize(value)
 }

@@ -42,36 +42,33 @@
 //! is the value; an empty reply is an issue.
 
 mod answer;
-mod enums;
 mod fast;
 mod findings;
 pub(crate) mod json;
-mod lenient;
 mod locate;
-pub(crate) mod number;
+mod parse;
 pub(crate) mod partial;
 mod path;
-mod rules;
-mod scalar;
 mod text;
 mod verify;
 
 pub(crate) use findings::MAX_FINDINGS;
 #[allow(unused_imports)] // Named by the docs above.
-pub(crate) use lenient::MAX_DEPTH;
+pub(crate) use parse::MAX_DEPTH;
 #[allow(unused_imports)]
 pub(crate) use verify::{MAX_WALK_DEPTH, MAX_WALK_STEPS};
 
 pub(crate) use answer::Answer;
 pub(crate) use findings::bounded as bounded_findings;
-#[cfg(feature = "catalog")]
-pub(crate) use findings::Findings;
-pub(crate) use json::{read_json, read_reply_json, read_value_with};
-pub(crate) use locate::split_reasoning;
+pub(crate) use json::{
+    deserialize, read_json, read_reply_json, read_schema_reply, read_value_with,
+};
+pub(crate) use locate::{answer_start, split_reasoning};
 pub(crate) use path::join as join_pointer;
 pub(crate) use path::push_token as push_pointer_token;
 #[cfg(feature = "catalog")]
-pub(crate) use rules::messages as rule_messages;
+pub(crate) use verify::rules::messages as rule_messages;
+pub(crate) use verify::schema::RuntimeSchema;
 
 use std::borrow::Cow;
 

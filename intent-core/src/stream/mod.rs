@@ -19,6 +19,14 @@
 //! [`Partial::is_restart`] set). [`AiCall::stream_elements`](crate::AiCall::stream_elements)
 //! yields the elements of a list answer as each closes and verifies ([`ElementEvent`]).
 //!
+//! The stream follows the first JSON value outside reasoning blocks while the reply arrives; the
+//! final reading decides the answer on the whole reply, with the locator `.await` uses (which
+//! also sets aside a draft before a closing `</think>` whose opening tag was in the prompt, and
+//! refuses a reply with two different answers). When the reply is whole, the element stream asks
+//! that locator whether it took the answer the stream followed: if the reply was refused, or the
+//! answer taken is another one, [`ElementEvent::Withdrawn`] says so before `Retry` or `Done`, so
+//! `Done` never silently contradicts what was delivered.
+//!
 //! The stream runs in the task that polls it (nothing is spawned), so dropping it cancels the
 //! call: the HTTP request is dropped and its connection closed.
 
@@ -192,6 +200,13 @@ pub enum ElementEvent<E> {
     /// Element `index` closed and failed: its findings (the attempt will fail; the stream goes
     /// on).
     Invalid(usize, Vec<ResultIssue>),
+    /// The elements delivered from the reply so far (this many, from index 0) do not stand:
+    /// the final reading refused that reply, or took from it another answer than the list the
+    /// stream followed (a draft list before the real one, or a second answer after it). Comes
+    /// before the [`Retry`](Self::Retry) or [`Done`](Self::Done) that follows; drop what was
+    /// delivered since the attempt began. When it does not come, [`Done`](Self::Done)'s value
+    /// begins with the elements delivered, in order.
+    Withdrawn(usize),
     /// An attempt failed; the next starts, its elements from index 0 again.
     Retry(AttemptRecord),
     /// The call's result, as `.await` gives it.

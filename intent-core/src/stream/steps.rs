@@ -40,6 +40,9 @@ pub(super) enum Step<T> {
     Partial(Arc<serde_json::Value>, u32, bool, super::typed::OpenPath),
     /// An element that closed, with the description of the list to read it by.
     Element(ClosedElement, Arc<TypeInfo>),
+    /// The elements handed out since the reply began (this many) came from a reply the final
+    /// reading refused, or from an answer in it other than the one the final reading took.
+    Withdrawn(usize),
     Retry(AttemptRecord),
     Done(AiResult<T>),
 }
@@ -55,6 +58,9 @@ pub(super) struct Driver<'a, T> {
     restart: bool,
     /// Whether the elements of a list answer are wanted.
     elements: bool,
+    /// Element streams: the reply so far, and how many elements were handed out from it.
+    reply: String,
+    delivered: usize,
 }
 
 impl<'a, T> Driver<'a, T> {
@@ -75,6 +81,8 @@ impl<'a, T> Driver<'a, T> {
             attempt: 1,
             restart: false,
             elements,
+            reply: String::new(),
+            delivered: 0,
         }
     }
 
@@ -91,7 +99,11 @@ impl<'a, T> Driver<'a, T> {
             match self.pump.poll_next(cx) {
                 Poll::Ready(Some(Pumped::Relayed(item))) => self.read(item),
                 Poll::Ready(Some(Pumped::Done(result))) => {
-                    return Poll::Ready(Some(Step::Done(result)))
+                    if self.delivered > 0 && !self.final_reading_took_the_stream(&result) {
+                        self.steps.push_back(Step::Withdrawn(self.delivered));
+                    }
+                    self.delivered = 0;
+                    self.steps.push_back(Step::Done(result));
                 }
                 Poll::Ready(None) => return Poll::Ready(None),
                 Poll::Pending => return Poll::Pending,
@@ -118,12 +130,30 @@ impl<'a, T> Driver<'a, T> {
         }
     }
 
+    /// Whether the call's result stands behind the elements handed out: it succeeded, and the
+    /// final reading's locator took the answer this stream followed in the same reply.
+    fn final_reading_took_the_stream(&self, result: &AiResult<T>) -> bool {
+        result.is_success()
+            && self.reader.answer_at().is_some()
+            && crate::read::answer_start(self.reader.info(), &self.reply) == self.reader.answer_at()
+    }
+
+    /// The reply starts over: the elements handed out from the one before are withdrawn.
+    fn withdraw(&mut self) {
+        if self.delivered > 0 {
+            self.steps.push_back(Step::Withdrawn(self.delivered));
+        }
+        self.delivered = 0;
+        self.reply.clear();
+    }
+
     /// Reads one thing the call relayed: a partial when a piece changed the answer so far, after
     /// the elements it closed.
     fn read(&mut self, item: Relayed) {
         {
             match item {
                 Relayed::Restart => {
+                    self.withdraw();
                     if self.reader.started() {
                         self.restart = true;
                     }
@@ -131,13 +161,18 @@ impl<'a, T> Driver<'a, T> {
                 }
                 Relayed::Text(text) => {
                     let changed = self.reader.push(&text);
+                    if self.elements {
+                        self.reply.push_str(&text);
+                    }
                     if self.elements && self.reader.has_closed_elements() {
                         let info = self.reader.info().clone();
+                        let before = self.steps.len();
                         self.steps.extend(
                             self.reader
                                 .take_elements()
                                 .map(|closed| Step::Element(closed, info.clone())),
                         );
+                        self.delivered += self.steps.len() - before;
                     }
                     // An element stream shows no partials: its reader builds no view.
                     if changed && !self.elements {
@@ -145,6 +180,7 @@ impl<'a, T> Driver<'a, T> {
                     }
                 }
                 Relayed::Retry(record) => {
+                    self.withdraw();
                     self.steps.push_back(Step::Retry(record));
                     self.attempt += 1;
                     self.restart = true;

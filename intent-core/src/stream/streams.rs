@@ -142,7 +142,7 @@ impl<T> Stream for AiStream<'_, T> {
             )),
             Step::Retry(record) => Some(StreamEvent::Retry(record)),
             Step::Done(result) => Some(StreamEvent::Done(result)),
-            Step::Element(..) => None,
+            Step::Element(..) | Step::Withdrawn(_) => None,
         })
     }
 }
@@ -184,6 +184,7 @@ impl<E: DeserializeOwned> Stream for ElementStream<'_, E> {
         let grounding = this.grounding.as_deref();
         this.driver.poll_map(cx, |step| match step {
             Step::Element(closed, info) => Some(element_event(&info, closed, grounding)),
+            Step::Withdrawn(count) => Some(ElementEvent::Withdrawn(count)),
             Step::Retry(record) => Some(ElementEvent::Retry(record)),
             Step::Done(result) => Some(ElementEvent::Done(result)),
             Step::Partial(..) => None,

@@ -15,7 +15,7 @@ use crate::intent::Intent;
 use crate::judge::{self, JudgeCase, Verdict};
 use crate::observe;
 use crate::provider::{AiResponse, FinishReason};
-use crate::read;
+use crate::read::{self, RuntimeSchema};
 use crate::request::AiRequest;
 use crate::result::{AttemptRecord, IssueKind, JudgeRecord, ResultIssue, Usage};
 use crate::shape::TypeInfo;
@@ -121,19 +121,37 @@ pub(super) async fn check<T>(
 }
 
 /// Reads a reply into a `T` and runs the call's checks on it: the verifier of a single call.
-/// With `want_json`, or JSON checks to run, the answer's JSON comes back with it.
+/// A call with a runtime schema reads its reply as JSON verified against the whole schema
+/// (a derived type is verified by its shape, and never pays for a schema). With `want_json`, or
+/// JSON checks to run, the answer's JSON comes back with it.
 pub(super) fn read_checked<T: Intent>(
     info: &TypeInfo,
+    schema: Option<&RuntimeSchema>,
     checks: &[Check<'_, T>],
     json_checks: &[JsonCheck<'_>],
     text: &str,
     want_json: bool,
 ) -> Result<(T, Option<serde_json::Value>), Vec<ResultIssue>> {
-    let (value, json) = if json_checks.is_empty() && !want_json {
-        (read::read_reply::<T>(info, text)?, None)
-    } else {
-        let (value, json) = read::read_reply_json::<T>(info, text)?;
-        (value, Some(json))
+    let want_json = want_json || !json_checks.is_empty();
+    let (value, json) = match schema {
+        Some(schema) => {
+            let (json, mut findings) = read::read_schema_reply(schema, text)?;
+            if !findings.is_empty() {
+                // Every violation at once: the JSON checks (an intent file's rules) too.
+                findings.extend(json_checks.iter().flat_map(|check| check(&json)));
+                return Err(read::bounded_findings(findings));
+            }
+            if want_json {
+                (read::deserialize(json.clone())?, Some(json))
+            } else {
+                (read::deserialize(json)?, None)
+            }
+        }
+        None if want_json => {
+            let (value, json) = read::read_reply_json::<T>(info, text)?;
+            (value, Some(json))
+        }
+        None => (read::read_reply::<T>(info, text)?, None),
     };
     let mut issues: Vec<ResultIssue> = checks
         .iter()

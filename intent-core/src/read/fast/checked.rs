@@ -19,7 +19,7 @@ use serde::de::{
 
 use crate::shape::{Field, NodeId, Variant, VariantKind};
 
-use super::super::rules::Seen;
+use super::super::verify::rules::Seen;
 use super::place::{refuse, Elements, Place};
 
 /// A deserializer whose values are checked against their place in the shape.
@@ -557,7 +557,7 @@ impl Names<'_> {
                 .iter()
                 .position(|v| v.name == name || v.aliases.iter().any(|a| a == name))
                 .or_else(|| {
-                    let other = super::super::enums::other_taking(variants, name)?;
+                    let other = super::super::verify::enums::other_taking(variants, name)?;
                     variants.iter().position(|v| std::ptr::eq(v, other))
                 }),
         };

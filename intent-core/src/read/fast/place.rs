@@ -11,9 +11,9 @@ use crate::shape::{
     Variant, VariantKind,
 };
 
-use super::super::enums;
-use super::super::number;
-use super::super::rules::{failures, Seen};
+use super::super::parse::number;
+use super::super::verify::enums;
+use super::super::verify::rules::{failures, Seen};
 
 /// The error every failed check returns: the fast path gives way to the lenient path.
 pub(super) fn refuse<E: de::Error>() -> E {

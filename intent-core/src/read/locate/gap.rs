@@ -2,47 +2,84 @@
 //!
 //! Prose may stand before and after the answer. Text that continues JSON does not: after the
 //! answer, a closing bracket with no opening one, a `"` right after it, a `:` or `,` followed by
-//! more JSON (`{"a": 1}, "b": 2}`, `{"a": 1}: 2`); before it, a quoted member name and its colon
-//! (`"b": {...}`); after a bare string, an odd number of quotes (`"A 27" monitor"`). Such an
-//! answer is a part of something larger that did not parse, never the answer.
+//! more JSON (`{"a": 1}, "b": 2}`, `{"a": 1}: 2`), a comma and another whole value (`{}, {}, {}`:
+//! several values, of which reading the first would drop the rest), a `+` joining another value
+//! (`"hello" + " world"`: an expression, whose first part is not what it says); before it, a
+//! quoted member name and its colon (`"b": {...}`); after a bare string, an odd number of quotes
+//! (`"A 27" monitor"`). Comments between them hide nothing. Such an answer is a part of something
+//! larger that did not parse, never the answer.
 
-use super::super::number;
+use super::super::parse::number;
 use super::super::text::is_space;
 use super::scan::{literal, literal_value};
 
-/// True when the text after an answer continues it as JSON would: `rest` is all the text after
-/// the answer, `gap` the prose up to the next candidate. `string` is set when the answer is a
-/// bare string, whose stray quotes are then telling.
-pub(crate) fn debris_after(rest: &str, gap: &str, string: bool) -> bool {
-    let rest = rest.trim_start_matches(is_space);
+/// How the text after an answer continues it as JSON would.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Debris {
+    /// More of something larger: a closing bracket, a quote, a member, a colon and a value.
+    Continues,
+    /// A comma and another whole value: several values, not one.
+    Values,
+    /// A `+` and another value: an expression, not a value.
+    Joined,
+}
+
+/// How the text after an answer continues it as JSON would, if it does: `rest` is all the text
+/// after the answer, `gap` the prose up to the next candidate. `string` is set when the answer is
+/// a bare string, whose stray quotes are then telling.
+pub(crate) fn debris_after(rest: &str, gap: &str, string: bool) -> Option<Debris> {
+    let rest = skip_space_and_comments(rest);
     let mut chars = rest.chars();
     match chars.next() {
-        Some('}' | ']' | '"') => return true,
+        Some('}' | ']' | '"') => return Some(Debris::Continues),
         // `{...}: 2` continues JSON; `{...}:` ending a line introduces what follows.
         Some(':') => {
             let next = chars.as_str().trim_start_matches([' ', '\t']);
-            if next.starts_with(['"', '\'', '{', '[', '-'])
-                || next.starts_with(|c: char| c.is_ascii_digit())
-                || literal(next).is_some()
-            {
-                return true;
+            if starts_value(next) || literal(next).is_some() {
+                return Some(Debris::Continues);
             }
         }
         Some(',') => {
-            let next = chars.as_str().trim_start_matches(is_space);
-            if next.starts_with(['"', '\'', '{', '[', '-'])
-                || next.starts_with(|c: char| c.is_ascii_digit())
-                || is_member_name(next)
-            {
-                return true;
+            let next = skip_space_and_comments(chars.as_str());
+            if is_member_name(next) || is_quoted_member_name(next) {
+                return Some(Debris::Continues);
+            }
+            if starts_value(next) {
+                return Some(Debris::Values);
+            }
+        }
+        Some('+') => {
+            let next = skip_space_and_comments(chars.as_str());
+            if starts_value(next) {
+                return Some(Debris::Joined);
             }
         }
         _ => {}
     }
     if string && gap.matches('"').count() % 2 == 1 {
-        return true;
+        return Some(Debris::Continues);
     }
-    unmatched_closer(gap)
+    unmatched_closer(gap).then_some(Debris::Continues)
+}
+
+/// True when `text` starts a JSON string, object, array or number.
+fn starts_value(text: &str) -> bool {
+    text.starts_with(['"', '\'', '{', '[', '-']) || text.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// `text` after its leading white space and `//` or `/* */` comments.
+fn skip_space_and_comments(text: &str) -> &str {
+    let mut rest = text.trim_start_matches(is_space);
+    loop {
+        if let Some(line) = rest.strip_prefix("//") {
+            rest = line.find('\n').map_or("", |end| &line[end..]);
+        } else if let Some(block) = rest.strip_prefix("/*") {
+            rest = block.find("*/").map_or("", |end| &block[end + 2..]);
+        } else {
+            return rest;
+        }
+        rest = rest.trim_start_matches(is_space);
+    }
 }
 
 /// True when the text before an answer ends as a member name and its colon would (`"b": ` or
@@ -94,6 +131,24 @@ fn is_member_name(text: &str) -> bool {
             .starts_with(':')
 }
 
+/// `"b": ` at the start of `text`: a quoted member name and its colon.
+fn is_quoted_member_name(text: &str) -> bool {
+    let Some(quote) = text.chars().next().filter(|c| matches!(c, '"' | '\'')) else {
+        return false;
+    };
+    let mut escaped = false;
+    for (at, c) in text.char_indices().skip(1) {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '\n' => return false,
+            c if c == quote => return text[at + 1..].trim_start_matches(is_space).starts_with(':'),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// True when `gap` closes a `}` or `]` it did not open.
 fn unmatched_closer(gap: &str) -> bool {
     let mut open: usize = 0;
@@ -116,9 +171,8 @@ mod tests {
 
     #[test]
     fn json_continuing_after_the_answer_is_debris() {
-        let after = |text: &str, string: bool| debris_after(text, text, string);
+        let after = |text: &str, string: bool| debris_after(text, text, string).is_some();
         assert!(after(r#", "b": 2}"#, false));
-        assert!(debris_after(", {\"a\": 2}", ", ", false));
         assert!(after("}", false));
         assert!(after(" and then ]", false));
         assert!(after(", b: 2", false));
@@ -128,6 +182,23 @@ mod tests {
         assert!(after(": 2", false));
         assert!(!after(":\n```json\n{\"value\": 5}\n```", false));
         assert!(!after("\n```\nHope this helps (see [the docs]).", false));
+        assert!(!after(" + tax", false));
+    }
+
+    #[test]
+    fn more_values_after_a_comma_or_a_plus_are_named() {
+        let after = |text: &str| debris_after(text, text, false);
+        assert_eq!(
+            debris_after(", {\"a\": 2}", ", ", false),
+            Some(Debris::Values)
+        );
+        assert_eq!(after(",\n\n/* 2 */\n{},"), Some(Debris::Values));
+        assert_eq!(after(", // the next\n[1]"), Some(Debris::Values));
+        assert_eq!(after(" + \" world\""), Some(Debris::Joined));
+        assert_eq!(after(" +\n /* and */ 'b'"), Some(Debris::Joined));
+        assert_eq!(after(", b: 2"), Some(Debris::Continues));
+        assert_eq!(after(r#", "b": 2}"#), Some(Debris::Continues));
+        assert_eq!(after(r#", "b", "c""#), Some(Debris::Values));
     }
 
     #[test]

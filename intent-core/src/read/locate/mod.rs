@@ -24,14 +24,16 @@
 //!    answer (or its issues are); several that all read to the same value are one answer; several
 //!    that differ, or of which one does not read, are refused naming the first two that disagree.
 //! 6. **Prose around the answer, not JSON.** The text after the answer must not continue JSON
-//!    (a closing bracket it did not open, `:`, a `"`, or `,` and more JSON), nor may the text
-//!    before it end with a member name and its colon ([`gap`]). A bare number, string or literal
+//!    (a closing bracket it did not open, `:`, a `"`, or `,` and more JSON), nor hold more values
+//!    after a comma (`{}, {}, {}`) or joined with `+` (`"hello" + " world"`), comments between
+//!    them or not: reading the first alone would drop the rest, so such a reply is refused with
+//!    that reason. Nor may the text before it end with a member name and its colon ([`gap`]). A bare number, string or literal
 //!    counts only at the very start of the reply, must end at white space (`4,250`, `3/4` and
 //!    `512e7f30-…` are no numbers), and no second bare number or literal of a kind the type takes
 //!    may follow it in the prose (`false or true`).
 //!
 //! Tokens inside JSON end at a delimiter too, leading zeros are refused, and Unicode white space
-//! separates tokens ([`lenient`](super::lenient), [`number`](super::number)). Markdown bullets and
+//! separates tokens ([`parse`](super::parse), [`number`](super::parse::number)). Markdown bullets and
 //! numbers before the JSON (`- {...}`, `1. {...}`) are prose.
 
 mod gap;
@@ -46,6 +48,7 @@ use crate::shape::{Kinds, TypeInfo};
 
 use super::answer::{self, Answer};
 use super::text::{clip, position};
+use gap::Debris;
 use scan::{Candidate, Form};
 
 /// What a model is asked to reply, added to issues about the reply's form.
@@ -53,6 +56,18 @@ pub(crate) const REPLY_FORM: &str = "Reply with one JSON object {\"value\": ...}
 
 /// The reply's answer, read and normalized, or every issue that keeps the reply from having one.
 pub(crate) fn locate(info: &TypeInfo, text: &str) -> Result<Answer, Vec<ResultIssue>> {
+    locate_at(info, text).map(|(answer, _)| answer)
+}
+
+/// Where in `text` the answer [`locate`] takes begins (the byte offset of its candidate's first
+/// character), or `None` when it takes none: for a stream, which follows one candidate while the
+/// reply arrives, to learn whether the final reading took that one.
+pub(crate) fn answer_start(info: &TypeInfo, text: &str) -> Option<usize> {
+    locate_at(info, text).ok().map(|(_, start)| start)
+}
+
+/// [`locate`], with the offset of the answer's candidate.
+fn locate_at(info: &TypeInfo, text: &str) -> Result<(Answer, usize), Vec<ResultIssue>> {
     if text.trim_matches(super::text::is_space).is_empty() {
         return Err(parse_issue(format!("The reply was empty. {REPLY_FORM}")));
     }
@@ -83,7 +98,7 @@ pub(crate) fn locate(info: &TypeInfo, text: &str) -> Result<Answer, Vec<ResultIs
         let largest =
             (0..candidates.len()).max_by_key(|&i| candidates[i].end - candidates[i].start);
         return match largest {
-            Some(i) => read(info, &mut candidates[i]),
+            Some(i) => read(info, &mut candidates[i]).map(|a| (a, candidates[i].start)),
             None => Err(parse_issue(match found.leading_error {
                 Some(error) => format!("{error}. {REPLY_FORM}"),
                 None => format!("The reply holds no JSON value. {REPLY_FORM}"),
@@ -111,7 +126,7 @@ pub(crate) fn locate(info: &TypeInfo, text: &str) -> Result<Answer, Vec<ResultIs
     for &i in &relevant {
         surroundings(kinds, text, &candidates[i])?;
     }
-    first
+    first.map(|answer| (answer, candidates[relevant[0]].start))
 }
 
 /// The reply's text with its reasoning blocks taken out, and the reasoning itself (the blocks'
@@ -178,12 +193,20 @@ fn read(info: &TypeInfo, candidate: &mut Candidate) -> Result<Answer, Vec<Result
 fn surroundings(kinds: Kinds, text: &str, candidate: &Candidate) -> Result<(), Vec<ResultIssue>> {
     let after = &text[candidate.after.clone()];
     let bare_string = candidate.scalar && text[candidate.start..].starts_with(['"', '\'']);
-    if gap::debris_after(&text[candidate.end..], after, bare_string) {
-        return Err(parse_issue(format!(
-            "The reply's JSON value {} is followed by `{}`, which looks like more JSON but is not part of the value; reply with exactly one complete JSON value (a quote inside a string is written \\\").",
-            shown(text, candidate),
-            clip(text[candidate.end..].trim_matches(super::text::is_space))
-        )));
+    if let Some(debris) = gap::debris_after(&text[candidate.end..], after, bare_string) {
+        let value = shown(text, candidate);
+        let rest = clip(text[candidate.end..].trim_matches(super::text::is_space));
+        return Err(parse_issue(match debris {
+            Debris::Continues => format!(
+                "The reply's JSON value {value} is followed by `{rest}`, which looks like more JSON but is not part of the value; reply with exactly one complete JSON value (a quote inside a string is written \\\")."
+            ),
+            Debris::Values => format!(
+                "The reply's JSON value {value} is followed by `{rest}`: several values separated by commas are not one JSON value, and reading the first alone would drop the others; reply with exactly one JSON value (several go in one list: [..., ...])."
+            ),
+            Debris::Joined => format!(
+                "The reply's JSON value {value} is followed by `{rest}`: values joined with `+` are an expression, not JSON, and reading the first part alone would drop the rest; reply with the whole value as one JSON value (one string for a text)."
+            ),
+        }));
     }
     let before = &text[..candidate.start];
     if gap::debris_before(before) {

@@ -10,8 +10,7 @@
 
 use std::ops::Range;
 
-use super::super::lenient::{self, ParseError, Parsed};
-use super::super::number;
+use super::super::parse::{self, number, ParseError, Parsed};
 use super::super::text::is_space;
 
 /// The reasoning tags: `<think>`, `<thinking>`, `<reasoning>` (any case).
@@ -224,7 +223,7 @@ impl Scanner<'_> {
                 }
             }
             if c == '{' || c == '[' {
-                match lenient::parse_at(text, pos) {
+                match parse::parse_at(text, pos) {
                     Ok(parsed) => {
                         let end = parsed.end;
                         self.candidate(pos, end, Form::Complete(parsed), false);
@@ -291,7 +290,7 @@ impl Scanner<'_> {
         let text = self.text;
         let rest = &text[pos..];
         match rest.as_bytes()[0] {
-            b'"' => match lenient::parse_at(text, pos) {
+            b'"' => match parse::parse_at(text, pos) {
                 Ok(parsed) => {
                     let end = parsed.end;
                     self.candidate(pos, end, Form::Complete(parsed), true);
@@ -308,7 +307,7 @@ impl Scanner<'_> {
                 }
             },
             // An apostrophe that closes no string is prose.
-            b'\'' => match lenient::parse_at(text, pos) {
+            b'\'' => match parse::parse_at(text, pos) {
                 Ok(parsed) => {
                     let end = parsed.end;
                     self.candidate(pos, end, Form::Complete(parsed), true);
@@ -316,9 +315,16 @@ impl Scanner<'_> {
                 }
                 Err(_) => None,
             },
-            b'-' | b'0'..=b'9' => {
+            b'-' | b'.' | b'0'..=b'9' => {
+                if rest.starts_with('.') && !rest[1..].starts_with(|c: char| c.is_ascii_digit()) {
+                    return None;
+                }
                 let ends = |after: &str| after.chars().next().is_none_or(is_space);
                 let token = match number::scan(rest, ends) {
+                    // `1. ` before more text is a numbered item in prose, not the number 1.
+                    Ok(len) if rest[..len].ends_with('.') && !rest[len..].chars().all(is_space) => {
+                        return None;
+                    }
                     Ok(len) => &rest[..len],
                     Err(number::Bad::Wrong(message)) => {
                         self.out.leading_error.get_or_insert(message);
@@ -471,5 +477,8 @@ mod tests {
         assert!(scan("4,250").leading_error.unwrap().contains("`4,250`"));
         assert!(scan("'Twas so").candidates.is_empty());
         assert_eq!(forms("1. {\"a\": 1}"), ["complete"]);
+        assert_eq!(forms("2."), ["complete"]);
+        assert_eq!(forms(".25"), ["complete"]);
+        assert_eq!(forms("- .25"), Vec::<&str>::new());
     }
 }

@@ -13,6 +13,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::read::parse::number;
+
 /// One JSON token, or a part of a string.
 #[derive(Debug, PartialEq)]
 pub(super) enum Token<'s> {
@@ -111,7 +113,7 @@ impl Scanner {
                                 }
                             }
                         }
-                        b'-' | b'0'..=b'9' | b'a'..=b'z' => {
+                        b'-' | b'.' | b'0'..=b'9' | b'a'..=b'z' => {
                             let len = bytes[i..]
                                 .iter()
                                 .position(|&b| !is_word_byte(b))
@@ -265,20 +267,20 @@ fn word_token(word: &str) -> Result<(Value, bool), NotJson> {
         }
     }
     let value = word_value(word)?;
-    let lossy = crate::read::number::loses_fraction(word, &value);
+    let lossy = number::loses_fraction(word, &value);
     Ok((value, lossy))
 }
 
-/// A complete number or literal, read by serde_json: JSON's own grammar (`0789` and `+1` are not
-/// numbers).
+/// A complete number or literal, by the final reading's grammar ([`number`]: `0789` and `+1`
+/// are not numbers, `.25` and `2.` are).
 fn word_value(word: &str) -> Result<Value, NotJson> {
     match word {
         "true" => Ok(Value::Bool(true)),
         "false" => Ok(Value::Bool(false)),
         "null" => Ok(Value::Null),
-        _ if word.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => {
-            match serde_json::from_str::<Value>(word) {
-                Ok(number @ Value::Number(_)) => Ok(number),
+        _ if word.starts_with(|c: char| c == '-' || c == '.' || c.is_ascii_digit()) => {
+            match number::scan(word, |_| false) {
+                Ok(len) if len == word.len() => number::value(word).map_err(|_| NotJson),
                 _ => Err(NotJson),
             }
         }

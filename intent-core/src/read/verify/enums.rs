@@ -5,10 +5,10 @@ use serde_json::{Map, Value};
 
 use crate::shape::{EnumRepr, EnumShape, NodeId, Variant, VariantKind};
 
-use super::findings::Findings;
-use super::path::Path;
 use super::scalar::describe;
-use super::verify::Walker;
+use super::Walker;
+use crate::read::findings::Findings;
+use crate::read::path::Path;
 
 /// The variant named `name`: by wire name or alias, then the same ignoring ASCII case, then the
 /// `#[serde(other)]` variant, which serde reads any other tag as.

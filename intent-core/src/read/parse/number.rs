@@ -3,13 +3,15 @@
 //! A number is `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, as JSON writes it, and
 //! its token must end where the number ends: `4,250` at the top of a reply, `3/4` and
 //! `512e7f30-...` are not numbers, and neither is `0789` (a leading zero, which JSON refuses; such
-//! a value is usually a code that belongs in a string). A string holding a number (`" 40 "`) is
-//! read by the same grammar once trimmed, so `"0789"`, `"4,250"`, `"0x1F"` and `"NaN"` are not
-//! numbers either.
+//! a value is usually a code that belongs in a string). Beyond JSON, a point with no digits on one
+//! side is read, since the number it writes is plain: `.25` and `-.3` are 0.25 and -0.3, `1.` and
+//! `2.` are 1.0 and 2.0 (`1.5.2`, `.` and `-.` are still no numbers). A string holding a number
+//! (`" 40 "`) is read by the same grammar once trimmed, so `"0789"`, `"4,250"`, `"0x1F"` and
+//! `"NaN"` are not numbers either.
 
 use serde_json::{Number, Value};
 
-use super::text::clip;
+use crate::read::text::{self, clip};
 
 /// Why a token is not a JSON number.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,7 +22,7 @@ pub(crate) enum Bad {
     Wrong(String),
 }
 
-/// The length of the JSON number at the start of `text`, whose first byte is `-` or a digit.
+/// The length of the JSON number at the start of `text`, whose first byte is `-`, `.` or a digit.
 /// `ends` says what may follow a number (anything else makes the token no number).
 pub(crate) fn scan(text: &str, ends: impl Fn(&str) -> bool) -> Result<usize, Bad> {
     let bytes = text.as_bytes();
@@ -40,15 +42,21 @@ pub(crate) fn scan(text: &str, ends: impl Fn(&str) -> bool) -> Result<usize, Bad
         }
     };
     digits(&mut pos);
-    if pos == int_start {
-        return Err(if pos == bytes.len() {
-            Bad::CutOff
-        } else {
-            wrong(text, "Expected digits after `-`")
+    let whole_digits = pos - int_start;
+    // A point with digits after it may stand for the whole part (`.25`, `-.3`).
+    let leading_point = whole_digits == 0
+        && bytes.get(pos) == Some(&b'.')
+        && bytes.get(pos + 1).is_some_and(u8::is_ascii_digit);
+    if whole_digits == 0 && !leading_point {
+        return Err(match bytes.get(pos) {
+            None => Bad::CutOff,
+            Some(b'.') if pos + 1 == bytes.len() => Bad::CutOff,
+            Some(b'.') => not_a_number(text, &ends),
+            Some(_) => wrong(text, "Expected digits after `-`"),
         });
     }
-    let leading_zero = bytes[int_start] == b'0' && pos - int_start > 1;
-    // A fraction or an exponent needs digits: none at the end of the text is a cut.
+    let leading_zero = whole_digits > 1 && bytes[int_start] == b'0';
+    // An exponent needs digits: none at the end of the text is a cut.
     let some_digits = |pos: &mut usize| {
         let start = *pos;
         digits(pos);
@@ -58,9 +66,10 @@ pub(crate) fn scan(text: &str, ends: impl Fn(&str) -> bool) -> Result<usize, Bad
             _ => Err(not_a_number(text, &ends)),
         }
     };
+    // A fraction may have no digits after a whole part (`1.` is 1.0).
     if bytes.get(pos) == Some(&b'.') {
         pos += 1;
-        some_digits(&mut pos)?;
+        digits(&mut pos);
     }
     if let Some(b'e' | b'E') = bytes.get(pos) {
         pos += 1;
@@ -94,7 +103,7 @@ fn not_a_number(text: &str, ends: &impl Fn(&str) -> bool) -> Bad {
     let end = text
         .char_indices()
         .skip(1)
-        .find(|&(at, c)| super::text::is_space(c) || ends(&text[at..]))
+        .find(|&(at, c)| text::is_space(c) || ends(&text[at..]))
         .map_or(text.len(), |(at, _)| at);
     Bad::Wrong(format!(
         "`{}` is not a JSON number; write a number such as 4250 or 0.75 (no separators, fractions or units), or put the text in quotes",
@@ -103,7 +112,7 @@ fn not_a_number(text: &str, ends: &impl Fn(&str) -> bool) -> Bad {
 }
 
 fn wrong(text: &str, what: &str) -> Bad {
-    let end = text.find(super::text::is_space).unwrap_or(text.len());
+    let end = text.find(text::is_space).unwrap_or(text.len());
     Bad::Wrong(format!("{what}: `{}`", clip(&text[..end])))
 }
 
@@ -114,15 +123,15 @@ pub(crate) fn ends_in_json(rest: &str) -> bool {
     match chars.next() {
         None | Some(',' | ']' | '}' | ':') => true,
         Some('/') => matches!(chars.next(), Some('/' | '*')),
-        Some(c) => super::text::is_space(c),
+        Some(c) => text::is_space(c),
     }
 }
 
 /// The JSON number that a string holds, trimmed (`" 40 "` holds 40), by the grammar above; `None`
 /// when it holds none, or one a double cannot hold without losing its fraction.
 pub(crate) fn in_text(text: &str) -> Option<Value> {
-    let token = text.trim_matches(super::text::is_space);
-    if !matches!(token.as_bytes().first(), Some(b'-' | b'0'..=b'9')) {
+    let token = text.trim_matches(text::is_space);
+    if !matches!(token.as_bytes().first(), Some(b'-' | b'.' | b'0'..=b'9')) {
         return None;
     }
     let len = scan(token, |_| false).ok()?;
@@ -220,9 +229,30 @@ mod tests {
         );
         assert!(matches!(json("0789"), Err(Bad::Wrong(m)) if m.contains("leading zero")));
         assert!(matches!(json("-05,"), Err(Bad::Wrong(m)) if m.contains("write -5")));
-        assert_eq!(json("1."), Err(Bad::CutOff));
         assert_eq!(json("-"), Err(Bad::CutOff));
+        assert_eq!(json("-."), Err(Bad::CutOff));
         assert_eq!(json("2e"), Err(Bad::CutOff));
+        assert!(matches!(json("1.5.2"), Err(Bad::Wrong(m)) if m.contains("`1.5.2`")));
+        assert!(matches!(json(".,"), Err(Bad::Wrong(_))));
+        assert!(matches!(json("00.5"), Err(Bad::Wrong(m)) if m.contains("leading zero")));
+    }
+
+    #[test]
+    fn a_point_with_no_digits_on_one_side_is_read() {
+        for (token, read) in [
+            (".25", 0.25),
+            ("-.3", -0.3),
+            ("1.", 1.0),
+            ("2.]", 2.0),
+            ("-7.,", -7.0),
+            ("1.e2", 100.0),
+            (".5e1", 5.0),
+        ] {
+            let len = json(token).unwrap_or_else(|e| panic!("{token}: {e:?}"));
+            assert_eq!(value(&token[..len]), Ok(Value::from(read)), "{token}");
+        }
+        assert!(!loses_fraction("2.", &value("2.").unwrap()));
+        assert!(!loses_fraction(".5", &value(".5").unwrap()));
     }
 
     #[test]
@@ -245,8 +275,10 @@ mod tests {
     fn strings_hold_numbers_by_the_same_grammar() {
         assert_eq!(in_text(" 40 "), Some(Value::from(40)));
         assert_eq!(in_text("-2.5e1"), Some(Value::from(-25.0)));
+        assert_eq!(in_text(" .5"), Some(Value::from(0.5)));
+        assert_eq!(in_text("5."), Some(Value::from(5.0)));
         for not in [
-            "0789", "4,250", "+5", ".5", "5.", "0x1F", "NaN", "inf", "1e400", "", "1 2",
+            "0789", "4,250", "+5", ".", "-.", "0x1F", "NaN", "inf", "1e400", "", "1 2", "1.5.2",
         ] {
             assert_eq!(in_text(not), None, "{not}");
         }

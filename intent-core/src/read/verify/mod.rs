@@ -6,11 +6,14 @@ use serde_json::{Map, Value};
 use crate::result::{IssueKind, ResultIssue};
 use crate::shape::{EnumShape, Field, Node, NodeId, Scalar, SeqKind, ShapeGraph, StructKind};
 
-use super::enums;
 use super::findings::Findings;
 use super::path::Path;
-use super::rules;
-use super::scalar::{self, mismatch};
+use scalar::mismatch;
+
+pub(super) mod enums;
+pub(super) mod rules;
+pub(super) mod scalar;
+pub(super) mod schema;
 
 /// The most shape steps the walk takes down one branch (newtypes and options included), so a type
 /// that wraps itself cannot loop.

@@ -5,7 +5,7 @@
 //! characters inside strings, and any Unicode white space (a no-break space, a thin space, a byte
 //! order mark) between tokens. It refuses, with a message naming the place, what has no faithful
 //! reading: numbers that break JSON's grammar (`0789`, `3/4`, `4,250` as one value; see
-//! [`number`](super::number)), `NaN` and `Infinity`, numbers beyond the range of a double, lone
+//! [`number`]), `NaN` and `Infinity`, numbers beyond the range of a double, lone
 //! UTF-16 surrogates and malformed `\u` escapes, and nesting deeper than [`MAX_DEPTH`] levels. Duplicate
 //! member names are recorded (the last one is kept) so the reader can refuse them with their
 //! paths, and so are the doubles of numbers that lost their fraction in reading
@@ -20,9 +20,11 @@
 
 use serde_json::{Map, Value};
 
-use super::number::{self, Bad};
 use super::path::Path;
 pub(crate) use super::text::{clip, is_space, position};
+use number::Bad;
+
+pub(crate) mod number;
 
 /// The deepest nesting of arrays and objects the reader accepts.
 pub const MAX_DEPTH: usize = 128;
@@ -195,6 +197,10 @@ impl<'a> Parser<'a> {
             Some(b'[') => self.nested(|p| p.array(path)),
             Some(q @ (b'"' | b'\'')) => self.string(q).map(Value::String),
             Some(b'-' | b'0'..=b'9') => self.number(),
+            // `.25`: a number whose whole part is left out.
+            Some(b'.') if self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit) => {
+                self.number()
+            }
             Some(_) => self.word(),
         }
     }

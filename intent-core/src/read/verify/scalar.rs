@@ -12,9 +12,9 @@ use serde_json::{Number, Value};
 
 use crate::shape::{FloatKind, IntKind, Scalar, TextForm};
 
-use super::number;
 use super::rules::num;
-use super::text::clip;
+use crate::read::parse::number;
+use crate::read::text::clip;
 
 /// The largest magnitude below which every whole `f64` is exactly the integer it was written as.
 const EXACT_F64: f64 = 9_007_199_254_740_992.0;
@@ -252,6 +252,7 @@ fn strip_utc(s: &str) -> Option<&str> {
         .or_else(|| s.strip_suffix("-00:00"))
 }
 
+/// Without `chrono` no shape holds a date or time: every text is a text.
 #[cfg(not(feature = "chrono"))]
 fn temporal(_: Scalar, _: &dyn Display, _: &mut Value) -> Result<(), String> {
     Ok(())

@@ -9,10 +9,10 @@ use crate::result::{IssueKind, ResultIssue};
 pub(crate) use crate::shape::number as num;
 use crate::shape::{plural, RuleTarget, Rules};
 
-use super::findings::Findings;
-use super::number;
-use super::path::Path;
-use super::text::clip;
+use crate::read::findings::Findings;
+use crate::read::parse::number;
+use crate::read::path::Path;
+use crate::read::text::clip;
 
 /// A value a rule can look at, borrowed from the reply: the checks never allocate unless they fail.
 #[derive(Debug, Clone, Copy)]
