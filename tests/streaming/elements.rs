@@ -102,6 +102,7 @@ async fn an_element_whose_grounded_member_the_input_lacks_is_never_delivered() {
                 issues[0].kind,
                 issues[0].path.as_deref().unwrap_or("")
             ),
+            ElementEvent::Withdrawn(n) => format!("withdrawn {n}"),
             ElementEvent::Retry(r) => format!("retry {}", r.number),
             ElementEvent::Done(r) => format!("done {}", r.is_success()),
             _ => "other".into(),
@@ -112,6 +113,7 @@ async fn an_element_whose_grounded_member_the_input_lacks_is_never_delivered() {
         [
             "element 0 A-1",
             "invalid 1 NotInInput /value/1/sku",
+            "withdrawn 2",
             "retry 1",
             "element 0 A-1",
             "element 1 b 2",
