@@ -131,6 +131,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     while let Some(event) = urgencies.next().await {
         match event {
             CollectionEvent::Element(index, urgency) => println!("  {}: {urgency}", queue[index]),
+            // The reply it came from was not answered by it after all: drop it; the value that
+            // stands, if any, is delivered again.
+            CollectionEvent::Withdrawn(index) => println!("  {}: withdrawn", queue[index]),
             CollectionEvent::Retry(chunk, record) => {
                 println!(
                     "  chunk {chunk}, attempt {} failed; asking again",

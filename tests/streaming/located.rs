@@ -130,15 +130,17 @@ fn before() -> impl Strategy<Value = String> {
     ]
 }
 
-/// What may come after it: `{answer}` is the answer again.
-fn after() -> impl Strategy<Value = String> {
+/// What may come after an answer: `{answer}` is the answer again, `{other}` another one (the
+/// collection streams' property test asks the same).
+pub(crate) fn after() -> impl Strategy<Value = String> {
     prop_oneof![
         Just(String::new()),
         Just(" Hope that helps.".to_owned()),
         Just("\n```".to_owned()),
         Just(" Again: {answer}".to_owned()),
-        Just(" or {\"value\": [0]}".to_owned()),
-        Just(", {\"value\": [0]}".to_owned()),
+        Just(" or perhaps {other}".to_owned()),
+        Just(", {other}".to_owned()),
+        Just("\n</think>\n{other}".to_owned()),
         Just("]".to_owned()),
     ]
 }
@@ -157,7 +159,10 @@ fn reply() -> impl Strategy<Value = String> {
             } else {
                 list
             };
-            format!("{before}{answer}{}", after.replace("{answer}", &answer))
+            let after = after
+                .replace("{answer}", &answer)
+                .replace("{other}", "{\"value\": [0]}");
+            format!("{before}{answer}{after}")
         })
 }
 

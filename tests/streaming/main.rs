@@ -4,5 +4,6 @@ mod calls;
 mod collections;
 mod elements;
 mod located;
+mod located_collections;
 mod typed_partials;
 mod wire;

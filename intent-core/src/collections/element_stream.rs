@@ -5,25 +5,21 @@
 
 use std::fmt;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::stream::{Stream, StreamExt as _};
-use serde_json::Value;
 
 use super::call::{CollectionCall, Mode};
 use super::chunk::ChunkInput;
-use super::chunk_reply::below_element;
 use super::each::EachItem;
+use super::element_watch::{Queue, Relayed, Watch};
 use super::observed;
 use super::result::{CollectionResult, ElementIssue};
-use super::run::{conclude_chunk, prepare_chunk, run_chunks, ChunkOutcome, PreparedChunk, Shared};
+use super::run::{conclude_chunk, prepare_chunk, run_chunks, ChunkOutcome, Shared};
 use crate::intent::Intent;
-use crate::read::join_pointer;
-use crate::read::partial::{ClosedElement, ElementBody, PartialReader};
-use crate::relay::{self, Pump, Pumped, Relay};
+use crate::relay::{Pump, Pumped};
 use crate::result::{AttemptRecord, IssueKind, ResultIssue, Usage};
-use crate::schema::ENVELOPE_PROPERTY;
 use crate::shape::TypeInfo;
 
 /// What a [`CollectionStream`] yields: each element's value the moment it is certain, the
@@ -59,27 +55,25 @@ use crate::shape::TypeInfo;
 // `Done` carries the whole result and `Retry` a record (the contract); both come rarely.
 #[allow(clippy::large_enum_variant)]
 pub enum CollectionEvent<K, O> {
-    /// The element under this index or key is answered: verified, final, and in `Done`.
+    /// The element under this index or key is answered: verified, and in `Done` unless a
+    /// [`Withdrawn`](Self::Withdrawn) for it follows.
     Element(K, O),
     /// An answer for this element failed its checks: its chunk will fail this attempt, and the
     /// element may still be answered by a retry (then an `Element` follows).
     Invalid(K, Vec<ResultIssue>),
+    /// The value delivered under this index or key does not stand: once its reply was whole,
+    /// its final reading did not take the answer the value was read from. It refused the reply
+    /// (a second, different answer after the first, values separated by commas), took another
+    /// answer from it (the first was reasoning before a `</think>` whose opening tag was in the
+    /// prompt), or never read it (the reply broke off and was asked again, of the same provider
+    /// or the fallback). Drop the value: it is not in `Done`, unless an
+    /// [`Element`](Self::Element) for the same key follows with the value that is.
+    Withdrawn(K),
     /// Chunk `number` (from 1) failed an attempt; it is asked again with the findings.
     Retry(usize, AttemptRecord),
     /// The call's result, as `.await` gives it, holding every delivered value. Always last.
     Done(CollectionResult<K, O>),
 }
-
-/// What the chunks relay, by input position.
-#[allow(clippy::large_enum_variant)]
-enum Relayed<O> {
-    Element(usize, O),
-    Invalid(usize, Vec<ResultIssue>),
-    Retry(usize, AttemptRecord),
-}
-
-/// Where every chunk relays what it has.
-type Queue<O> = relay::Queue<Relayed<O>>;
 
 /// A streamed collection call: a [`Stream`] of [`CollectionEvent`]s, from
 /// [`CollectionCall::stream_elements`]. Dropping it cancels the call.
@@ -108,11 +102,16 @@ type Queue<O> = relay::Queue<Relayed<O>>;
 /// - [`CollectionEvent::Invalid`] reports an element that stood at its own place and failed its
 ///   checks; an element whose shape fails (its index cannot be trusted) is reported in `Done`.
 ///
-/// Each input is delivered at most once, with its index or key, in any order. **A delivered value
-/// is final**: when its chunk is asked again (another element failed), the retry's answer for an
-/// element already delivered is not used, and [`CollectionEvent::Done`] holds the delivered value.
-/// So no event is ever contradicted by `Done`, and every value in `Done` was delivered once
-/// before it. The retry's raw reply stays in the chunk's attempt records.
+/// Each input is delivered once, with its index or key, in any order, and again only after a
+/// [`CollectionEvent::Withdrawn`]. **A delivered value stands unless withdrawn**: an element
+/// delivered before its reply is whole is checked, once the reply is, against the final reading
+/// of that reply, and withdrawn when that reading did not take the answer it came from (it
+/// refused the reply, took another answer from it, or the reply broke off and was asked again);
+/// the value the call then settles on, if any, is delivered after the withdrawal. When a chunk is
+/// asked again because another element failed, the retry's answer for an element delivered and
+/// standing is not used, and [`CollectionEvent::Done`] holds the delivered value. So `Done` holds
+/// exactly what the events leave standing: every value delivered and not withdrawn. The retry's
+/// raw reply stays in the chunk's attempt records.
 ///
 /// The stream runs in the task that polls it; dropping it cancels every request in flight.
 ///
@@ -131,8 +130,9 @@ where
     O: Intent + Clone + Send + 'a,
 {
     /// Runs the call streamed: each element's value the moment it is certain, then the result
-    /// `.await` gives. See [`CollectionEvent`]; a delivered value is final ([`CollectionStream`]
-    /// says when an element is certain and how a retry is handled).
+    /// `.await` gives. See [`CollectionEvent`]; a delivered value stands unless withdrawn
+    /// ([`CollectionStream`] says when an element is certain, when it is withdrawn, and how a
+    /// retry is handled).
     ///
     /// ```
     /// use intent_core::prelude::*;
@@ -210,6 +210,9 @@ impl<K: Clone, O> Stream for CollectionStream<'_, K, O> {
                 Pumped::Relayed(Relayed::Element(position, value)) => {
                     CollectionEvent::Element(key(position), value)
                 }
+                Pumped::Relayed(Relayed::Withdrawn(position)) => {
+                    CollectionEvent::Withdrawn(key(position))
+                }
                 Pumped::Relayed(Relayed::Invalid(position, issues)) => {
                     CollectionEvent::Invalid(key(position), issues)
                 }
@@ -262,41 +265,16 @@ async fn run_chunk<O: Intent + Clone + Send>(
 ) -> ChunkOutcome<O> {
     let mut prepared = prepare_chunk(shared, chunk);
     prepared.release_input();
-    let watch = Watch {
-        shared,
-        prepared: &prepared,
-        number,
-        queue: &queue,
-        state: Mutex::new(WatchState {
-            // A judge sees the whole reply: until it has, no element is certain.
-            reader: match (shared.mode, each_info) {
-                _ if prepared.options.judge.is_some() => None,
-                (Mode::Each, Some(info)) => Some(
-                    PartialReader::new(info)
-                        .handing_out_elements()
-                        .without_view(),
-                ),
-                (Mode::Each, None) => None,
-                (Mode::Keyed, _) => Some(
-                    PartialReader::new(prepared.info.clone())
-                        .handing_out_members()
-                        .without_view(),
-                ),
-            },
-            delivered: (0..prepared.positions.len()).map(|_| None).collect(),
-            numbers: NumberScan::default(),
-            lead: String::new(),
-            early: false,
-        }),
-    };
+    let watch = Watch::new(shared, &prepared, number, &queue, each_info);
     let result = prepared.ask(shared, Some(&watch)).await;
+    // The last reply is whole: what it delivered early stands only if its reading took it.
     let delivered = watch.into_delivered();
     let (value, issues, attempts, usage) = match result {
         Some(result) => result.into_parts(),
         None => (None, Vec::new(), Vec::new(), Usage::default()),
     };
     let mut outcome = conclude_chunk(shared, number, prepared, value, issues, attempts, usage);
-    // A delivered value is final; what was not delivered yet is delivered now.
+    // A delivered value that stands is final; what was not delivered yet is delivered now.
     for (slot, delivered) in delivered.into_iter().enumerate() {
         let position = outcome.record.positions[slot];
         match delivered {
@@ -312,222 +290,4 @@ async fn run_chunk<O: Intent + Clone + Send>(
         }
     }
     outcome
-}
-
-/// Watches one chunk's replies as they arrive, delivering each element once it is certain.
-struct Watch<'w, 'c, O> {
-    shared: &'w Shared<'c, O>,
-    prepared: &'w PreparedChunk,
-    number: usize,
-    queue: &'w Queue<O>,
-    state: Mutex<WatchState<O>>,
-}
-
-struct WatchState<O> {
-    /// The reader of a `map_each` reply so far.
-    reader: Option<PartialReader>,
-    /// The reply's numbers so far, for the elements that closed since the last piece.
-    numbers: NumberScan,
-    /// What was delivered, by slot.
-    delivered: Vec<Option<O>>,
-    /// The reply's text before its answer began, while it is short ([`MAX_LEAD`]).
-    lead: String,
-    /// Whether the reply began with its answer, so its elements may be delivered as they close.
-    early: bool,
-}
-
-/// The most text before the answer a reply's elements may be delivered early after.
-const MAX_LEAD: usize = 16;
-
-/// True when `lead`, the text before a reply's answer, is nothing or a code fence's opening: the
-/// answer the partial reader follows is then the one the final reading takes (unless a second
-/// answer follows it). After prose, the answer followed may be a draft the final reading sets
-/// aside (a list before a closing `</think>` whose opening tag was in the prompt, a "Maybe
-/// [...]?" before the real answer); a delivered value is final, so such a reply's elements wait
-/// for its whole reading.
-fn answer_leads(lead: &str) -> bool {
-    let lead = lead.trim_matches(char::is_whitespace);
-    lead.is_empty() || lead == "```" || lead.eq_ignore_ascii_case("```json")
-}
-
-impl<O: Intent + Clone> Watch<'_, '_, O> {
-    fn into_delivered(self) -> Vec<Option<O>> {
-        self.state
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner)
-            .delivered
-    }
-
-    fn state(&self) -> std::sync::MutexGuard<'_, WatchState<O>> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn deliver(&self, state: &mut WatchState<O>, slot: usize, value: O) {
-        if state.delivered[slot].is_none() {
-            state.delivered[slot] = Some(value.clone());
-            self.queue
-                .push(Relayed::Element(self.prepared.positions[slot], value));
-        }
-    }
-
-    /// A `map_each` element that closed at `closed.index` in the reply, or a `map_values` member
-    /// of the key at that slot; `suspect` when a number that may have lost digits was written
-    /// since the piece before the one that closed it.
-    fn closed(&self, state: &mut WatchState<O>, closed: ClosedElement, suspect: bool) {
-        let slot = closed.index;
-        let (Some(&position), Ok(ElementBody::Json(mut item))) =
-            (self.prepared.positions.get(slot), closed.value)
-        else {
-            // Beyond the chunk, or failed where its index cannot be trusted: the reply's
-            // reading says what is wrong.
-            return;
-        };
-        if state.delivered[slot].is_some() {
-            return;
-        }
-        let value = match self.shared.mode {
-            // The member of the key's name is the key's value.
-            Mode::Keyed => item,
-            Mode::Each => {
-                if item.get("index").and_then(Value::as_u64) != u64::try_from(position).ok() {
-                    return;
-                }
-                let Some(value) = item
-                    .as_object_mut()
-                    .and_then(|object| object.remove(ENVELOPE_PROPERTY))
-                else {
-                    return;
-                };
-                value
-            }
-        };
-        // Whether a written number lost digits is known to the whole reply's reading only.
-        if suspect || holds_float(&value) {
-            return;
-        }
-        match self
-            .shared
-            .reader
-            .read(value, &[], self.prepared.grounds.get(slot))
-        {
-            Ok(read) => self.deliver(state, slot, read),
-            Err(issues) => {
-                let issues = issues
-                    .into_iter()
-                    .map(|issue| {
-                        let element = match self.shared.mode {
-                            Mode::Each => format!("/{position}"),
-                            Mode::Keyed => join_pointer("", &self.prepared.keys[slot]),
-                        };
-                        let path = format!("{element}{}", below_element(&issue));
-                        ResultIssue::at(path, issue.kind, issue.message)
-                    })
-                    .collect();
-                self.queue.push(Relayed::Invalid(position, issues));
-            }
-        }
-    }
-}
-
-impl<O: Intent + Clone + Send> Relay for Watch<'_, '_, O> {
-    fn restart(&self) {
-        let mut state = self.state();
-        if let Some(reader) = &mut state.reader {
-            reader.reset();
-        }
-        state.numbers = NumberScan::default();
-        state.lead.clear();
-        state.early = false;
-    }
-
-    fn text(&self, piece: &str) {
-        let mut state = self.state();
-        let Some(reader) = &mut state.reader else {
-            return;
-        };
-        let began = reader.answer_at().is_some();
-        reader.push(piece);
-        let closed: Vec<ClosedElement> = reader.take_elements().collect();
-        if !began {
-            let at = reader.answer_at();
-            let lead = &mut state.lead;
-            if lead.len() <= MAX_LEAD {
-                let upto = at.map_or(piece.len(), |at| at.saturating_sub(lead.len()));
-                lead.push_str(piece.get(..upto.min(piece.len())).unwrap_or(piece));
-            }
-            if at.is_some() {
-                state.early = state.lead.len() <= MAX_LEAD && answer_leads(&state.lead);
-            }
-        }
-        if !state.early {
-            // Its reading at the end delivers what is right.
-            return;
-        }
-        let in_piece = state.numbers.scan(piece);
-        let suspect = state.numbers.suspect || in_piece;
-        if closed.is_empty() {
-            state.numbers.suspect = suspect;
-            return;
-        }
-        for element in closed {
-            self.closed(&mut state, element, suspect);
-        }
-        // The piece may have begun the next element too.
-        state.numbers.suspect = in_piece;
-    }
-
-    fn retry(&self, record: &AttemptRecord) {
-        // What the failed reply got right, each element read and checked on its own (unless a
-        // judge refused it).
-        if self.prepared.options.judge.is_none() && !record.raw_output.trim().is_empty() {
-            let verdict = self.prepared.verify(self.shared, &record.raw_output);
-            let mut state = self.state();
-            for (slot, value) in verdict.values.into_iter().enumerate() {
-                if let Some(value) = value {
-                    self.deliver(&mut state, slot, value);
-                }
-            }
-        }
-        self.queue.push(Relayed::Retry(self.number, record.clone()));
-    }
-}
-
-/// True when `value` holds a number that is not an integer JSON reads exactly.
-fn holds_float(value: &Value) -> bool {
-    match value {
-        Value::Number(n) => n.is_f64(),
-        Value::Array(items) => items.iter().any(holds_float),
-        Value::Object(members) => members.values().any(holds_float),
-        _ => false,
-    }
-}
-
-/// Watches a reply's text for numbers the partial view cannot vouch for: a fraction or an
-/// exponent, or more digits than a double holds exactly. The final reading refuses such a number
-/// where it lost digits (`1.0000000000000000001` for an integer); the partial view cannot tell,
-/// so an element that may hold one waits for its reply to be read whole. Digits inside strings
-/// count too: that only delays an element, never delivers a wrong one.
-#[derive(Debug, Default)]
-struct NumberScan {
-    /// Digits in a row so far, across pieces.
-    digits: usize,
-    /// Such a number was written since the last piece that closed an element.
-    suspect: bool,
-}
-
-impl NumberScan {
-    /// True when `piece` writes such a number (its digits may have begun in the piece before).
-    fn scan(&mut self, piece: &str) -> bool {
-        let mut found = false;
-        for c in piece.chars() {
-            if c.is_ascii_digit() {
-                self.digits += 1;
-                found |= self.digits > 15;
-            } else {
-                found |= self.digits > 0 && matches!(c, '.' | 'e' | 'E');
-                self.digits = 0;
-            }
-        }
-        found
-    }
 }

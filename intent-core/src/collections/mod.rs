@@ -61,6 +61,7 @@ mod columns;
 mod each;
 mod element_schema;
 mod element_stream;
+mod element_watch;
 mod input_stream;
 mod observed;
 mod result;
