@@ -39,6 +39,7 @@ impl Grounded<'_> {
     }
 
     /// Adds the member at `path` (an intent file's rule); `nullable` words its finding.
+    #[cfg(feature = "catalog")]
     pub(crate) fn add(&mut self, path: Vec<Seg>, nullable: bool) {
         self.members.to_mut().push(Member { path, nullable });
     }
