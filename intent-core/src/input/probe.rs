@@ -234,6 +234,14 @@ impl<'g> Probe<'g, '_> {
         Ok(self.graph.scalar(scalar))
     }
 
+    /// The collector of a sequence or a map, which keeps the Rust type's name (a list or map
+    /// type seen before is the same node).
+    fn keyed_by_type(self) -> Collect<'g> {
+        let mut collect = Collect::new(self.graph, self.depth);
+        collect.type_name = self.type_name;
+        collect
+    }
+
     /// A float; at the root a non-finite one is written by name, as JSON has no form for it.
     fn float(self, v: f64, kind: FloatKind) -> Result<NodeId, ProbeError> {
         if let Some(slot) = self.root_text {
@@ -523,9 +531,7 @@ impl<'g> ser::Serializer for Probe<'g, '_> {
     }
 
     fn serialize_seq(self, _: Option<usize>) -> Result<Collect<'g>, ProbeError> {
-        let mut collect = Collect::new(self.graph, self.depth);
-        collect.type_name = self.type_name;
-        Ok(collect)
+        Ok(self.keyed_by_type())
     }
 
     fn serialize_tuple(self, _: usize) -> Result<Collect<'g>, ProbeError> {
@@ -553,9 +559,7 @@ impl<'g> ser::Serializer for Probe<'g, '_> {
     }
 
     fn serialize_map(self, _: Option<usize>) -> Result<Collect<'g>, ProbeError> {
-        let mut collect = Collect::new(self.graph, self.depth);
-        collect.type_name = self.type_name;
-        Ok(collect)
+        Ok(self.keyed_by_type())
     }
 
     fn serialize_struct(self, name: &'static str, _: usize) -> Result<Collect<'g>, ProbeError> {

@@ -168,6 +168,27 @@ impl Scan<'_> {
         }
     }
 
+    /// Whether the container closes right here (an empty object or array), stepping past `close`.
+    fn closes(&mut self, close: u8) -> bool {
+        self.space();
+        let closes = self.bytes.get(self.at) == Some(&close);
+        self.at += usize::from(closes);
+        closes
+    }
+
+    /// After a member or an element: `Some(false)` past a comma, `Some(true)` past `close`, `None`
+    /// for anything else.
+    fn next_or_close(&mut self, close: u8) -> Option<bool> {
+        self.space();
+        let byte = *self.bytes.get(self.at)?;
+        self.at += 1;
+        match byte {
+            b',' => Some(false),
+            byte if byte == close => Some(true),
+            _ => None,
+        }
+    }
+
     fn value(&mut self, depth: usize) -> Option<Spanned> {
         if depth > MAX_DEPTH {
             return None;
@@ -177,9 +198,7 @@ impl Scan<'_> {
             b'{' => {
                 self.at += 1;
                 let mut members = Vec::new();
-                self.space();
-                if self.bytes.get(self.at) == Some(&b'}') {
-                    self.at += 1;
+                if self.closes(b'}') {
                     return Some(Spanned::Object(members));
                 }
                 loop {
@@ -192,35 +211,21 @@ impl Scan<'_> {
                     self.at += 1;
                     let value = self.value(depth + 1)?;
                     members.push((key, value));
-                    self.space();
-                    match self.bytes.get(self.at)? {
-                        b',' => self.at += 1,
-                        b'}' => {
-                            self.at += 1;
-                            return Some(Spanned::Object(members));
-                        }
-                        _ => return None,
+                    if self.next_or_close(b'}')? {
+                        return Some(Spanned::Object(members));
                     }
                 }
             }
             b'[' => {
                 self.at += 1;
                 let mut items = Vec::new();
-                self.space();
-                if self.bytes.get(self.at) == Some(&b']') {
-                    self.at += 1;
+                if self.closes(b']') {
                     return Some(Spanned::Array(items));
                 }
                 loop {
                     items.push(self.value(depth + 1)?);
-                    self.space();
-                    match self.bytes.get(self.at)? {
-                        b',' => self.at += 1,
-                        b']' => {
-                            self.at += 1;
-                            return Some(Spanned::Array(items));
-                        }
-                        _ => return None,
+                    if self.next_or_close(b']')? {
+                        return Some(Spanned::Array(items));
                     }
                 }
             }

@@ -103,9 +103,7 @@ mod tests {
     use super::*;
     use crate::intent::Intent;
 
-    fn input(text: &str) -> SerializedInput {
-        crate::input::serialize(text, usize::MAX).expect("a text input")
-    }
+    use crate::attempt::checks::text_input as input;
 
     #[test]
     fn an_empty_list_is_questioned_once_per_call() {

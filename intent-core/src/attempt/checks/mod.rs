@@ -25,6 +25,12 @@ pub(super) use rule_bound::BoundPolicy;
 use truncation::cut_issue;
 pub(super) use truncation::repeated_cut;
 
+/// A text input, as the checks' tests give it.
+#[cfg(test)]
+fn text_input(text: &str) -> crate::input::SerializedInput {
+    crate::input::serialize(text, usize::MAX).expect("a text input")
+}
+
 /// How an answer's checks ended.
 pub(super) enum Checked<T> {
     /// It passed every check.

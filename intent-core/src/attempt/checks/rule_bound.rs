@@ -105,9 +105,7 @@ mod tests {
     use super::*;
     use crate::intent::Intent;
 
-    fn input(text: &str) -> SerializedInput {
-        crate::input::serialize(text, usize::MAX).expect("a text input")
-    }
+    use crate::attempt::checks::text_input as input;
 
     #[test]
     fn a_type_without_bounds_has_nothing_to_watch() {

@@ -199,18 +199,8 @@ pub(crate) fn failures(rules: &Rules, seen: Seen<'_>) -> Vec<String> {
         Seen::Text(text) => {
             if rules.min_length.is_some() || rules.max_length.is_some() {
                 let count = text.chars().count() as u64;
-                if let Some(min) = rules.min_length.filter(|min| count < *min) {
-                    out.push(format!(
-                        "Must be at least {min} {}; got {count}.",
-                        plural(min, "character")
-                    ));
-                }
-                if let Some(max) = rules.max_length.filter(|max| count > *max) {
-                    out.push(format!(
-                        "Must be at most {max} {}; got {count}.",
-                        plural(max, "character")
-                    ));
-                }
+                let bounds = (rules.min_length, rules.max_length);
+                count_failures(&mut out, count, bounds, "be", "character");
             }
             if let Some(pattern) = rules.pattern.as_ref().filter(|p| !p.is_match(text)) {
                 out.push(format!(
@@ -221,23 +211,35 @@ pub(crate) fn failures(rules: &Rules, seen: Seen<'_>) -> Vec<String> {
             }
         }
         Seen::Items(count) => {
-            let count = count as u64;
-            if let Some(min) = rules.min_items.filter(|min| count < *min) {
-                out.push(format!(
-                    "Must have at least {min} {}; got {count}.",
-                    plural(min, "element")
-                ));
-            }
-            if let Some(max) = rules.max_items.filter(|max| count > *max) {
-                out.push(format!(
-                    "Must have at most {max} {}; got {count}.",
-                    plural(max, "element")
-                ));
-            }
+            let bounds = (rules.min_items, rules.max_items);
+            count_failures(&mut out, count as u64, bounds, "have", "element");
         }
         Seen::Other => {}
     }
     out
+}
+
+/// The findings of a count (a text's characters, a list's elements) outside its `(min, max)`
+/// bounds: "Must be at least 3 characters; got 2.", "Must have at most 5 elements; got 6.".
+fn count_failures(
+    out: &mut Vec<String>,
+    count: u64,
+    (min, max): (Option<u64>, Option<u64>),
+    verb: &str,
+    unit: &str,
+) {
+    if let Some(min) = min.filter(|min| count < *min) {
+        out.push(format!(
+            "Must {verb} at least {min} {}; got {count}.",
+            plural(min, unit)
+        ));
+    }
+    if let Some(max) = max.filter(|max| count > *max) {
+        out.push(format!(
+            "Must {verb} at most {max} {}; got {count}.",
+            plural(max, unit)
+        ));
+    }
 }
 
 fn is_multiple(v: f64, step: f64) -> bool {

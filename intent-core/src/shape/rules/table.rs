@@ -233,26 +233,33 @@ pub const fn conflict(a: RuleKind, b: RuleKind, naming: RuleNaming) -> Option<&'
             });
         }
     }
-    let attribute = matches!(naming, RuleNaming::Attribute);
-    match (a, b) {
-        (RuleKind::Minimum, RuleKind::ExclusiveMinimum)
-        | (RuleKind::ExclusiveMinimum, RuleKind::Minimum) => Some(if attribute {
+    // A bound and its exclusive twin on one side, in the naming of the place they were written.
+    const BOTH_BOUNDS: [[&str; 2]; 2] = [
+        [
             "conflicting rules: `minimum` and `exclusive_minimum` both bound the number from \
-             below; keep one"
-        } else {
+             below; keep one",
             "conflicting rules: `minimum` and `exclusiveMinimum` both bound the number from \
-             below; keep one"
-        }),
-        (RuleKind::Maximum, RuleKind::ExclusiveMaximum)
-        | (RuleKind::ExclusiveMaximum, RuleKind::Maximum) => Some(if attribute {
+             below; keep one",
+        ],
+        [
             "conflicting rules: `maximum` and `exclusive_maximum` both bound the number from \
-             above; keep one"
-        } else {
+             above; keep one",
             "conflicting rules: `maximum` and `exclusiveMaximum` both bound the number from \
-             above; keep one"
-        }),
-        _ => None,
-    }
+             above; keep one",
+        ],
+    ];
+    let side = match (a, b) {
+        (RuleKind::Minimum, RuleKind::ExclusiveMinimum)
+        | (RuleKind::ExclusiveMinimum, RuleKind::Minimum) => 0,
+        (RuleKind::Maximum, RuleKind::ExclusiveMaximum)
+        | (RuleKind::ExclusiveMaximum, RuleKind::Maximum) => 1,
+        _ => return None,
+    };
+    let naming = match naming {
+        RuleNaming::Attribute => 0,
+        RuleNaming::Keyword => 1,
+    };
+    Some(BOTH_BOUNDS[side][naming])
 }
 
 /// Why a lower bound `low` of `lo` and an upper bound `high` of `hi` leave no number, or `None`
