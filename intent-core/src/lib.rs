@@ -269,6 +269,14 @@ pub mod __internals {
         pub use crate::shape::{TargetKind, TypeInfo};
     }
 
+    /// What each provider does with each option (the README's provider table), for the test
+    /// that walks it.
+    pub mod capabilities {
+        pub use crate::provider::capabilities::{
+            markdown, Api, Cell, Kind, Outcome, Row, Unless, Wire, APIS, TABLE,
+        };
+    }
+
     /// The reader's bounds (private to the crate; their values, for the tests).
     pub mod read {
         /// The most issues one reply's reading reports.

@@ -81,6 +81,7 @@ async fn strict_schema_request_sends_output_config_system_and_max_tokens() {
             "max_tokens": 1024,
             "system": "You are terse.",
             "messages": [{"role": "user", "content": "Say hi."}],
+            "temperature": 0.0,
             "output_config": {"format": {"type": "json_schema", "schema": schema}}
         })
     );
@@ -112,25 +113,31 @@ async fn text_and_json_object_requests_send_no_format_and_the_default_max_tokens
 }
 
 #[tokio::test]
-async fn temperature_is_sent_only_when_send_temperature_is_on() {
+async fn temperature_is_sent_when_set_unless_send_temperature_is_off() {
     let server = answering(reply("hi", "end_turn")).await;
     let mut request = request();
     request.temperature = Some(0.25);
     request.model = Some("claude-haiku-4-5".into());
-    provider(&server).complete(&request).await.unwrap();
-    provider(&server)
-        .with_send_temperature(true)
-        .with_default_max_tokens(300)
-        .complete(&request)
-        .await
-        .unwrap();
+    let on = provider(&server).with_default_max_tokens(300);
+    assert!(on.sends_temperature());
+    on.complete(&request).await.unwrap();
+    assert!(on.notices(&request).is_empty());
+    let off = provider(&server).with_send_temperature(false);
+    off.complete(&request).await.unwrap();
+    let notices = off.notices(&request);
+    assert_eq!(notices.len(), 1);
+    assert!(
+        notices[0].message.starts_with(
+            "`temperature` was not sent to anthropic (Anthropic Messages, model claude-haiku-4-5)"
+        ) && notices[0].message.contains("with_send_temperature(false)"),
+        "{notices:?}"
+    );
     let requests = sent(&server).await;
-    let off = body_of(&requests[0]);
-    let on = body_of(&requests[1]);
-    assert!(off.get("temperature").is_none());
-    assert_eq!(on["temperature"], 0.25);
-    assert_eq!(on["max_tokens"], 300);
-    assert_eq!(on["model"], "claude-haiku-4-5");
+    let (sent_on, sent_off) = (body_of(&requests[0]), body_of(&requests[1]));
+    assert_eq!(sent_on["temperature"], 0.25);
+    assert_eq!(sent_on["max_tokens"], 300);
+    assert_eq!(sent_on["model"], "claude-haiku-4-5");
+    assert!(sent_off.get("temperature").is_none());
 }
 
 #[tokio::test]

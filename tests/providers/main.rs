@@ -4,6 +4,7 @@ mod anthropic;
 mod anthropic_stream;
 mod attachments;
 mod attempt_reasoning;
+mod capabilities;
 mod conformance;
 mod escalation;
 mod fallback;

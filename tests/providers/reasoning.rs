@@ -80,14 +80,30 @@ fn chat_reply(message: Value) -> Value {
 #[tokio::test]
 async fn openai_chat_sends_reasoning_effort_and_no_thinking_budget() {
     let server = answering(chat_reply(json!({"role": "assistant", "content": "hi"}))).await;
-    openai(&server)
-        .complete(&thinking_request(Some(2048), Some(ReasoningEffort::Medium)))
-        .await
-        .unwrap();
+    let mut request = thinking_request(Some(2048), Some(ReasoningEffort::Medium));
+    request.model = Some("o4-mini".into());
+    let provider = openai(&server);
+    provider.complete(&request).await.unwrap();
+    // Chat Completions has no thinking budget: it is left out, and the record says so.
+    let notices = provider.notices(&request);
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        notices[0]
+            .message
+            .starts_with("`thinking_budget` was not sent"),
+        "{notices:?}"
+    );
+    // A model that does not reason is sent no effort either, and told.
+    let mut plain = request.clone();
+    plain.model = Some("gpt-4o-mini".into());
+    plain.thinking_budget = None;
+    assert!(provider.notices(&plain)[0]
+        .message
+        .starts_with("`reasoning_effort` was not sent"));
     assert_eq!(
         body_of(&sent(&server).await[0]),
         json!({
-            "model": "gpt-4o-mini",
+            "model": "o4-mini",
             "messages": [
                 {"role": "system", "content": "You are terse."},
                 {"role": "user", "content": "Say hi."}
@@ -154,6 +170,7 @@ async fn a_typed_call_sums_reasoning_tokens_over_its_attempts() {
     let client = IntentClient::new(openai(&server));
     let result = u32::ai(&client, "a, b, c", "Count the letters.")
         .options(AiRequestOptions {
+            model: Some("o4-mini".into()),
             reasoning_effort: Some(ReasoningEffort::Low),
             ..AiRequestOptions::default()
         })
@@ -183,16 +200,30 @@ fn messages_reply(content: Value) -> Value {
 }
 
 #[tokio::test]
-async fn anthropic_thinking_adds_the_budget_to_max_tokens_and_drops_the_temperature() {
+async fn anthropic_thinking_adds_the_budget_to_max_tokens_and_refuses_a_temperature() {
     let server = answering(messages_reply(json!([{"type": "text", "text": "hi"}]))).await;
     let mut request = thinking_request(Some(2048), Some(ReasoningEffort::High));
     request.max_output_tokens = Some(512);
     request.temperature = Some(0.2);
-    anthropic(&server)
-        .with_send_temperature(true)
-        .complete(&request)
-        .await
-        .unwrap();
+    // Anthropic refuses a changed temperature with thinking: refused here, before sending.
+    let refused = anthropic(&server).complete(&request).await.unwrap_err();
+    assert_eq!(refused.kind, ProviderErrorKind::InvalidRequest);
+    assert!(
+        refused
+            .message
+            .contains("`temperature` cannot be sent to anthropic")
+            && refused.message.contains("claude-sonnet-4-5"),
+        "{}",
+        refused.message
+    );
+    assert!(sent(&server).await.is_empty());
+    request.temperature = None;
+    let provider = anthropic(&server);
+    provider.complete(&request).await.unwrap();
+    // Claude Sonnet 4.5 takes no effort: left out, and said.
+    assert!(provider.notices(&request)[0]
+        .message
+        .starts_with("`reasoning_effort` was not sent"));
     assert_eq!(
         body_of(&sent(&server).await[0]),
         json!({
@@ -296,11 +327,18 @@ fn gemini_reply() -> Value {
 }
 
 async fn gemini_thinking_config(budget: Option<u32>, effort: Option<ReasoningEffort>) -> Value {
+    gemini_thinking_config_of("gemini-2.5-flash", budget, effort).await
+}
+
+async fn gemini_thinking_config_of(
+    model: &str,
+    budget: Option<u32>,
+    effort: Option<ReasoningEffort>,
+) -> Value {
     let server = answering(gemini_reply()).await;
-    let response = gemini(&server)
-        .complete(&thinking_request(budget, effort))
-        .await
-        .unwrap();
+    let mut request = thinking_request(budget, effort);
+    request.model = Some(model.into());
+    let response = gemini(&server).complete(&request).await.unwrap();
     assert_eq!(response.text, "hi");
     body_of(&sent(&server).await[0])["generationConfig"]["thinkingConfig"].clone()
 }
@@ -326,10 +364,35 @@ async fn gemini_sends_an_effort_as_its_thinking_level() {
         (ReasoningEffort::High, "HIGH"),
     ] {
         assert_eq!(
-            gemini_thinking_config(None, Some(effort)).await,
+            gemini_thinking_config_of("gemini-3-flash-preview", None, Some(effort)).await,
             json!({"thinkingLevel": level, "includeThoughts": true})
         );
     }
+    // Gemini 2.5 takes a budget, not a level: the effort is left out, and the record says so.
+    assert_eq!(
+        gemini_thinking_config(None, Some(ReasoningEffort::Low)).await,
+        Value::Null
+    );
+    let mut request = thinking_request(None, Some(ReasoningEffort::Low));
+    request.model = Some("gemini-2.5-flash".into());
+    let notices = GeminiProvider::new("AIza-test").notices(&request);
+    assert!(
+        notices[0]
+            .message
+            .starts_with("`reasoning_effort` was not sent"),
+        "{notices:?}"
+    );
+    // Gemini 3 Pro takes low or high only: medium is refused before sending.
+    let server = answering(gemini_reply()).await;
+    request.model = Some("gemini-3-pro-preview".into());
+    request.reasoning_effort = Some(ReasoningEffort::Medium);
+    let refused = gemini(&server).complete(&request).await.unwrap_err();
+    assert!(
+        refused.message.contains("take thinking level low or high"),
+        "{}",
+        refused.message
+    );
+    assert!(sent(&server).await.is_empty());
 }
 
 #[tokio::test]

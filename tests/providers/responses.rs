@@ -94,21 +94,32 @@ async fn strict_request_sends_a_flat_named_strict_schema_with_tokens_temperature
     request.max_output_tokens = Some(512);
     request.temperature = Some(0.0);
     request.reasoning_effort = Some(ReasoningEffort::Low);
-    request.model = Some("gpt-5-mini".into());
+    request.model = Some("gpt-4.1-mini".into());
     provider(&server).complete(&request).await.unwrap();
+    let effort = json!({"effort": "low", "summary": "auto"});
     assert_eq!(
         body_of(&sent(&server).await[0]),
         json!({
-            "model": "gpt-5-mini",
+            "model": "gpt-4.1-mini",
             "instructions": "You are terse.",
             "input": [{"role": "user", "content": "Say hi."}],
             "max_output_tokens": 512,
             "temperature": 0.0,
-            "reasoning": {"effort": "low"},
             "text": {"format": {"type": "json_schema", "name": "intent_output", "strict": true, "schema": schema}},
             "store": false
         })
     );
+    // A reasoning model is sent the effort, with reasoning summaries asked for, and no
+    // temperature (it refuses one): the record says so.
+    request.model = Some("gpt-5-mini".into());
+    let provider = provider(&server);
+    provider.complete(&request).await.unwrap();
+    let body = body_of(&sent(&server).await[1]);
+    assert_eq!(body["reasoning"], effort);
+    assert!(body.get("temperature").is_none(), "{body}");
+    assert!(provider.notices(&request)[0]
+        .message
+        .starts_with("`temperature` was not sent to openai (OpenAI Responses, model gpt-5-mini)"));
 }
 
 #[tokio::test]

@@ -28,13 +28,16 @@
 
 mod anthropic;
 pub(crate) mod batch;
+pub(crate) mod capabilities;
 mod extra_body;
 mod gemini;
 mod http;
 pub(crate) mod logprobs;
 mod message_parts;
+mod models;
 mod openai;
 pub(crate) mod pieces;
+mod plan;
 mod sampling;
 mod scripted;
 mod transport;
@@ -62,7 +65,7 @@ mod error {
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::result::Usage;
+use crate::result::{ResultIssue, Usage};
 
 /// A boxed, sendable future, as [`Provider::complete`] returns.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -216,6 +219,26 @@ pub trait Provider: Send + Sync {
     fn batch_client(&self) -> Option<BatchClient<'_>> {
         None
     }
+
+    /// What this provider does with `request` that its caller must be told, without sending it:
+    /// each option it leaves out (a sampling setting a reasoning model refuses, a thinking budget
+    /// an API has no field for) and why, noted on the attempt's
+    /// [`notices`](crate::AttemptRecord::notices). An option it cannot honour at all is refused
+    /// when sending instead. The default is none.
+    ///
+    /// ```
+    /// use intent_core::provider::{OpenAiProvider, Provider};
+    /// use intent_core::AiRequest;
+    ///
+    /// let mut request = AiRequest::new("", "Sum 2 and 3.");
+    /// request.model = Some("o3-mini".into());
+    /// request.temperature = Some(0.0);
+    /// let notices = OpenAiProvider::new("sk-example").notices(&request);
+    /// assert!(notices[0].message.starts_with("`temperature` was not sent to openai"));
+    /// ```
+    fn notices(&self, _request: &AiRequest) -> Vec<ResultIssue> {
+        Vec::new()
+    }
 }
 
 impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
@@ -236,5 +259,8 @@ impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
     }
     fn batch_client(&self) -> Option<BatchClient<'_>> {
         (**self).batch_client()
+    }
+    fn notices(&self, request: &AiRequest) -> Vec<ResultIssue> {
+        (**self).notices(request)
     }
 }

@@ -64,8 +64,10 @@ pub(crate) struct ChatSampling<'a> {
 }
 
 /// The sampling fields of `request` for OpenAI Chat Completions.
+/// `top_p` is the request's as the model's plan keeps it (`provider::plan`).
 pub(crate) fn chat<'a>(
     request: &'a AiRequest,
+    top_p: Option<f32>,
     provider: &str,
 ) -> Result<ChatSampling<'a>, ProviderError> {
     at_most(
@@ -76,7 +78,7 @@ pub(crate) fn chat<'a>(
     )?;
     Ok(ChatSampling {
         seed: request.seed,
-        top_p: request.top_p,
+        top_p,
         stop: stop(request),
     })
 }
@@ -89,9 +91,10 @@ pub(crate) struct ResponsesSampling {
 }
 
 /// The sampling fields of `request` for the OpenAI Responses API, which takes no seed and no stop
-/// sequences.
+/// sequences; `top_p` as the model's plan keeps it.
 pub(crate) fn responses(
     request: &AiRequest,
+    top_p: Option<f32>,
     provider: &str,
 ) -> Result<ResponsesSampling, ProviderError> {
     if request.seed.is_some() {
@@ -107,9 +110,7 @@ pub(crate) fn responses(
             "the OpenAI Responses API takes no stop sequences; leave `stop` empty, or use Chat Completions".into(),
         ));
     }
-    Ok(ResponsesSampling {
-        top_p: request.top_p,
-    })
+    Ok(ResponsesSampling { top_p })
 }
 
 /// Anthropic Messages' sampling fields, flattened into its body.
@@ -122,8 +123,10 @@ pub(crate) struct AnthropicSampling<'a> {
 }
 
 /// The sampling fields of `request` for Anthropic Messages, which takes no seed.
+/// `top_p` as the model's plan keeps it.
 pub(crate) fn anthropic<'a>(
     request: &'a AiRequest,
+    top_p: Option<f32>,
     provider: &str,
 ) -> Result<AnthropicSampling<'a>, ProviderError> {
     if request.seed.is_some() {
@@ -133,7 +136,7 @@ pub(crate) fn anthropic<'a>(
         ));
     }
     Ok(AnthropicSampling {
-        top_p: request.top_p,
+        top_p,
         stop_sequences: stop(request),
     })
 }
@@ -151,8 +154,10 @@ pub(crate) struct GeminiSampling<'a> {
 }
 
 /// The sampling fields of `request` for Gemini, whose seed is a 32-bit integer.
+/// `top_p` as the model's plan keeps it.
 pub(crate) fn gemini<'a>(
     request: &'a AiRequest,
+    top_p: Option<f32>,
     provider: &str,
 ) -> Result<GeminiSampling<'a>, ProviderError> {
     at_most(request, GEMINI_MAX_STOP, "Gemini", provider)?;
@@ -170,7 +175,7 @@ pub(crate) fn gemini<'a>(
     };
     Ok(GeminiSampling {
         seed,
-        top_p: request.top_p,
+        top_p,
         stop_sequences: stop(request),
     })
 }
@@ -183,27 +188,27 @@ mod tests {
     fn fields_a_provider_cannot_take_are_refused_by_name() {
         let mut request = AiRequest::new("s", "u");
         request.seed = Some(1);
-        assert!(anthropic(&request, "claude")
+        assert!(anthropic(&request, None, "claude")
             .unwrap_err()
             .to_string()
             .contains("no seed"));
-        assert!(responses(&request, "oai")
+        assert!(responses(&request, None, "oai")
             .unwrap_err()
             .to_string()
             .contains("no seed"));
         request.seed = Some(u64::from(u32::MAX));
-        assert!(gemini(&request, "g")
+        assert!(gemini(&request, None, "g")
             .unwrap_err()
             .to_string()
             .contains("at most 2147483647"));
         request.seed = None;
         request.stop = (0..5).map(|i| i.to_string()).collect();
-        assert!(chat(&request, "oai")
+        assert!(chat(&request, None, "oai")
             .unwrap_err()
             .to_string()
             .contains("at most 4 stop sequences; the request has 5"));
-        assert!(gemini(&request, "g").is_ok());
-        assert!(responses(&request, "oai")
+        assert!(gemini(&request, None, "g").is_ok());
+        assert!(responses(&request, None, "oai")
             .unwrap_err()
             .to_string()
             .contains("no stop sequences"));

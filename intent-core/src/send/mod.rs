@@ -28,7 +28,8 @@ pub(crate) struct Sent {
     pub(crate) provider: String,
     /// Its reply (`usage.calls` at least 1).
     pub(crate) response: AiResponse,
-    /// What happened on the way that did not fail the request (a schema step-down).
+    /// What happened on the way that did not fail the request (a schema step-down, an option the
+    /// provider left out: [`Provider::notices`]).
     pub(crate) notices: Vec<ResultIssue>,
 }
 
@@ -157,10 +158,12 @@ impl Asking<'_> {
         if let Some(refusal) = self.step_downs.refusal(index, request) {
             let stepped = step_down::json_object_request(request);
             let (provider, response) = complete(client, index, &stepped, deadline, ask).await?;
+            let mut notices = vec![step_down::remembered_notice(&refusal)];
+            notices.extend(client.providers()[index].notices(&stepped));
             return Ok(Sent {
                 provider,
                 response,
-                notices: vec![step_down::remembered_notice(&refusal)],
+                notices,
             });
         }
         let refusal = match complete(client, index, request, deadline, ask).await {
@@ -168,7 +171,7 @@ impl Asking<'_> {
                 return Ok(Sent {
                     provider,
                     response,
-                    notices: Vec::new(),
+                    notices: client.providers()[index].notices(request),
                 })
             }
             Err(error) if step_down::refuses_strict_schema(request, &error) => error,
@@ -182,10 +185,12 @@ impl Asking<'_> {
         self.step_downs.remember(index, &refusal);
         let stepped = step_down::json_object_request(request);
         let (provider, response) = complete(client, index, &stepped, deadline, ask).await?;
+        let mut notices = vec![step_down::notice(&refusal)];
+        notices.extend(client.providers()[index].notices(&stepped));
         Ok(Sent {
             provider,
             response,
-            notices: vec![step_down::notice(&refusal)],
+            notices,
         })
     }
 }

@@ -23,7 +23,10 @@ const FILES: &[(&str, &str)] = &[
         "parts.rs",
         "attachments as the vendor's content parts, and its attachment limits",
     ),
-    ("events.rs", "the decoder of the vendor's streamed events"),
+    (
+        "events.rs",
+        "the decoder of the vendor's streamed events (or events/, one file per API)",
+    ),
     ("batch.rs", "the vendor's batch API (VendorBatch)"),
     ("dialect.rs", "the JSON Schema dialect the vendor takes"),
 ];
@@ -91,11 +94,24 @@ fn vendor_folders(
     let mut folders: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for (path, text) in sources {
         let parts: Vec<&str> = path.split('/').collect();
-        if let ["provider", folder, file] = parts[..] {
-            folders
-                .entry(folder.to_owned())
-                .or_default()
-                .insert(file.to_owned(), text.clone());
+        match parts[..] {
+            ["provider", folder, file] => {
+                folders
+                    .entry(folder.to_owned())
+                    .or_default()
+                    .insert(file.to_owned(), text.clone());
+            }
+            // A vendor with several streamed APIs has one decoder each, in `events/`: the
+            // folder stands for `events.rs`.
+            ["provider", folder, "events", _] => {
+                folders
+                    .entry(folder.to_owned())
+                    .or_default()
+                    .entry("events.rs".to_owned())
+                    .or_default()
+                    .push_str(text);
+            }
+            _ => {}
         }
     }
     folders.retain(|_, files| {

@@ -242,7 +242,11 @@ impl MessagesUsage {
             output_tokens,
             cache_creation_input_tokens,
             cache_read_input_tokens,
+            output_tokens_details,
         } = newer;
+        if output_tokens_details.is_some() {
+            self.output_tokens_details = output_tokens_details;
+        }
         for (count, newer) in [
             (&mut self.input_tokens, input_tokens),
             (&mut self.output_tokens, output_tokens),

@@ -15,6 +15,7 @@ use super::http::{
 use super::transport::{join_url, ApiKey};
 use super::{AiResponse, BatchClient, ProviderError};
 use crate::error::IntentError;
+use crate::result::ResultIssue;
 use events::MessagesDecoder;
 
 /// The `anthropic-version` header sent with every request.
@@ -44,22 +45,28 @@ pub struct Anthropic {
 /// [`with_default_max_tokens`](Self::with_default_max_tokens) says otherwise, when the request
 /// sets none), strict schemas go in `output_config.format` (`json_schema`), and text and
 /// JSON-object requests send no format (the prompt carries the contract). The temperature is sent
-/// only when [`with_send_temperature`](Self::with_send_temperature) is on. Transport faults, 529
-/// included, are retried under the [`RetryPolicy`](super::RetryPolicy). The key never shows in
-/// `Debug`, logs or errors.
+/// whenever the request sets one ([`with_send_temperature(false)`](Self::with_send_temperature)
+/// leaves it out, with a notice on each attempt's record). Transport faults, 529 included, are
+/// retried under the [`RetryPolicy`](super::RetryPolicy). The key never shows in `Debug`, logs or
+/// errors.
 ///
 /// A request's thinking budget turns on extended thinking: `thinking: {"type": "enabled",
 /// "budget_tokens": N}` (0 sends `{"type": "disabled"}`). Anthropic counts the thinking in
 /// `max_tokens` and needs `max_tokens` above the budget, so `max_tokens` becomes the budget plus the
-/// reply's own limit (`max_output_tokens`, else the default); and it refuses a changed temperature
-/// with thinking, so none is sent then. A budget below 1024 tokens, which Anthropic refuses, fails
-/// before sending. The `thinking` blocks of the reply are its [`AiResponse::reasoning`], never its
-/// text (`redacted_thinking` blocks carry no readable text and are skipped). The reasoning effort is
-/// not sent: the `enabled` form takes a budget instead. `enabled` is the form every Claude model up
-/// to 4.5 takes; later models deprecate it for `adaptive` thinking.
+/// reply's own limit (`max_output_tokens`, else the default). With thinking on, a temperature (and
+/// a `top_p` below 0.95), which Anthropic refuses, is refused before sending; so are `temperature`
+/// and `top_p` together on the models that take one or the other (Claude Opus 4.1, Sonnet 4.5,
+/// Haiku 4.5 and later). A budget below 1024 tokens, which Anthropic refuses, fails before
+/// sending. The `thinking` blocks of the reply are its [`AiResponse::reasoning`], never its text
+/// (`redacted_thinking` blocks carry no readable text and are skipped). The reasoning effort is
+/// sent as `output_config.effort` to the models that take it (Claude Opus 4.5 and later, Sonnet
+/// 4.6 and later), and left out with a notice for the others.
 ///
-/// With prompt caching asked for (`AiRequestOptions::prompt_caching`), `system` is sent as one
-/// text block marked `cache_control: {"type": "ephemeral"}`; the reply's
+/// With prompt caching asked for (`AiRequestOptions::prompt_caching`), the prompt's stable prefix
+/// is marked `cache_control: {"type": "ephemeral"}` where it ends: the `system` block, and the
+/// intent's text at the head of the user message (before the varying input), so calls of one call
+/// site share the cache; a prefix shorter than the model's minimum (1024 to 4096 tokens by model),
+/// which Anthropic silently does not cache, is said so on the attempt's record. The reply's
 /// `cache_read_input_tokens` are its [`Usage::cached_tokens`](crate::Usage::cached_tokens), and
 /// its input tokens count the cache reads and writes too.
 ///
@@ -119,11 +126,14 @@ impl HttpProvider<Anthropic> {
         self.with_vendor(|anthropic| anthropic.default_max_tokens = max_tokens.max(1))
     }
 
-    /// Sends the request's temperature (off by default: some models refuse one).
+    /// Whether the request's temperature is sent (on by default). Off, a request's temperature
+    /// is left out and each attempt's record says so; on, it is sent whenever the request sets
+    /// one, and refused before sending with thinking on (Anthropic takes no changed temperature
+    /// with extended thinking).
     ///
     /// ```
-    /// let provider = intent_core::provider::AnthropicProvider::new("k").with_send_temperature(true);
-    /// assert!(provider.sends_temperature());
+    /// let provider = intent_core::provider::AnthropicProvider::new("k").with_send_temperature(false);
+    /// assert!(!provider.sends_temperature());
     /// ```
     pub fn with_send_temperature(self, on: bool) -> Self {
         self.with_vendor(|anthropic| anthropic.send_temperature = on)
@@ -141,7 +151,7 @@ impl HttpProvider<Anthropic> {
     /// Whether the request's temperature is sent.
     ///
     /// ```
-    /// assert!(!intent_core::provider::AnthropicProvider::new("k").sends_temperature());
+    /// assert!(intent_core::provider::AnthropicProvider::new("k").sends_temperature());
     /// ```
     pub fn sends_temperature(&self) -> bool {
         self.vendor.send_temperature
@@ -152,7 +162,7 @@ impl Default for Anthropic {
     fn default() -> Self {
         Anthropic {
             default_max_tokens: DEFAULT_MAX_TOKENS,
-            send_temperature: false,
+            send_temperature: true,
             batch_api: None,
         }
     }
@@ -198,5 +208,9 @@ impl Vendor for Anthropic {
 
     fn batch_client(provider: &AnthropicProvider) -> Option<BatchClient<'_>> {
         offered_batch(provider)
+    }
+
+    fn notices(&self, call: Call<'_>) -> Vec<ResultIssue> {
+        wire::plan_of(self, call).map_or_else(|_| Vec::new(), |plan| plan.notices)
     }
 }

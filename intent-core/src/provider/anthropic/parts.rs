@@ -14,7 +14,7 @@
 //!   endpoints; checked on the base64 data of all attachments), 100 images per request (models
 //!   with a 200k-token context; others take 600: the lower count is checked).
 
-use serde::ser::SerializeMap;
+use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use crate::attachment::provider_limits::{
@@ -37,23 +37,71 @@ pub(crate) static RULES: AttachmentRules = AttachmentRules::new(
 );
 
 /// The user message's `content`: the text alone when there is no attachment, else the blocks.
+/// With prompt caching, the intent (the head of the text, the same for every call of a call
+/// site) is its own first block, marked where the stable prefix ends (`super::wire`), then the
+/// attachments, then the rest of the text.
 pub(crate) struct UserContent<'a> {
     text: &'a str,
     attachments: &'a [Attachment],
+    /// The intent block marked for caching, when the request asks for caching and the text has
+    /// an input after its intent.
+    cached_intent: Option<&'a str>,
 }
 
 impl<'a> UserContent<'a> {
-    /// The request's user message, with its attachments.
-    pub(crate) fn of(request: &'a AiRequest) -> Self {
+    /// The request's user message, with its attachments; `cached_intent`, the head of its text
+    /// to mark for caching.
+    pub(crate) fn of(request: &'a AiRequest, cached_intent: Option<&'a str>) -> Self {
         UserContent {
             text: &request.user,
             attachments: &request.attachments,
+            cached_intent,
         }
     }
 }
 
+/// A text block marked for caching: `{"type": "text", "text", "cache_control": {"type":
+/// "ephemeral"}}`.
+#[derive(Serialize)]
+pub(crate) struct CachedText<'a> {
+    pub(crate) r#type: &'static str,
+    pub(crate) text: &'a str,
+    pub(crate) cache_control: CacheControl,
+}
+
+impl<'a> CachedText<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        CachedText {
+            r#type: "text",
+            text,
+            cache_control: CacheControl {
+                r#type: "ephemeral",
+            },
+        }
+    }
+}
+
+/// `{"type": "ephemeral"}`: the cache's default lifetime, 5 minutes.
+#[derive(Serialize)]
+pub(crate) struct CacheControl {
+    r#type: &'static str,
+}
+
 impl Serialize for UserContent<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if let Some(intent) = self.cached_intent {
+            let rest = &self.text[intent.len()..];
+            let mut blocks = serializer.serialize_seq(Some(self.attachments.len() + 2))?;
+            blocks.serialize_element(&CachedText::new(intent))?;
+            for attachment in self.attachments {
+                blocks.serialize_element(&Block(attachment))?;
+            }
+            blocks.serialize_element(&TypedText {
+                kind: "text",
+                text: rest,
+            })?;
+            return blocks.end();
+        }
         if self.attachments.is_empty() {
             return serializer.serialize_str(self.text);
         }

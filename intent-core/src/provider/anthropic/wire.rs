@@ -4,34 +4,59 @@
 //!
 //! - Body: `model`; `max_tokens` (required); `system` (the plain text, or with prompt caching one
 //!   `{"type": "text", "text", "cache_control": {"type": "ephemeral"}}` block); `messages`, one
-//!   `user` message with the attachments as blocks (`parts`); `temperature` (only when asked, and
-//!   never with thinking); the sampling fields; `thinking` (`{"type": "enabled",
-//!   "budget_tokens"}` or `{"type": "disabled"}`); `output_config.format` (`{"type":
-//!   "json_schema", "schema"}`) for a strict schema; `stream` for a streamed reply.
+//!   `user` message with the attachments as blocks (`parts`); `temperature` (when set; refused
+//!   with thinking on, see `provider::plan`); the sampling fields; `thinking` (`{"type":
+//!   "enabled", "budget_tokens"}` or `{"type": "disabled"}`); `output_config.format` (`{"type":
+//!   "json_schema", "schema"}`) for a strict schema and `output_config.effort` (`low`, `medium`,
+//!   `high`; "Effort", platform.claude.com/docs/en/build-with-claude/effort, and pydantic-ai's
+//!   cassette `test_anthropic_opus_46_features[effort].yaml`) for a reasoning effort; `stream`
+//!   for a streamed reply.
 //! - Prompt caching: the prefix up to a block marked `cache_control` is cached (5 minutes by
-//!   default), in the order tools, system, messages, with at most 4 marks. Only the system block
-//!   is marked: the prompt's examples follow its input, so a mark after them would cover the
-//!   input too and no other call would share that prefix. A prefix shorter than the model's
-//!   minimum (1024 to 4096 tokens) is silently not cached.
+//!   default), in the order tools, system, messages, with at most 4 marks ("Prompt caching",
+//!   platform.claude.com/docs/en/build-with-claude/prompt-caching). Two are sent: the system
+//!   block, and the intent's text, sent as the user message's first text block (before the
+//!   attachments and the input, which vary from call to call; the prompt's examples follow its
+//!   input, so a mark after them would cover the input too and no other call would share that
+//!   prefix). A text block with `cache_control` in a message is as pydantic-ai's cassette
+//!   `test_anthropic_mid_conversation_system/test_inline_system_prompt_cache_prefix_is_reused.yaml`
+//!   sends it. The strict schema counts in the prefix: changing `output_config.format` changes
+//!   what is cached. A prefix shorter than the model's minimum (1024 to 4096 tokens, `models`)
+//!   is silently not cached by Anthropic: the attempt's record says so (`provider::plan`).
 //! - Reply: `content` blocks (`text`, `thinking`, `redacted_thinking`, ...), `stop_reason`
 //!   (`end_turn`, `stop_sequence`, `max_tokens`, `model_context_window_exceeded`, `refusal`),
 //!   `model`, `usage` (`input_tokens` without the cache's, `cache_creation_input_tokens`,
-//!   `cache_read_input_tokens`, `output_tokens` with the thinking).
+//!   `cache_read_input_tokens`, `output_tokens` with the thinking, and on newer models
+//!   `output_tokens_details.thinking_tokens`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::parts::CachedText;
 use super::{parts, Anthropic};
 use crate::provider::http::{
-    answering_model, no_answer, read_reply, request_body, strict_schema, Call,
+    answering_model, intent_and_input, no_answer, read_reply, request_body, strict_schema, Call,
 };
+use crate::provider::models::Maker;
+use crate::provider::plan::{plan, Asker, Plan};
 use crate::provider::transport::ApiKey;
 use crate::provider::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
-use crate::request::{AiRequest, ResponseFormat, SharedSchema};
+use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, SharedSchema};
 use crate::result::Usage;
 
 /// The smallest thinking budget Anthropic takes, in tokens.
 const MIN_THINKING_BUDGET: u32 = 1024;
+
+/// What `call`'s model settings become on the Messages API (see `provider::plan`).
+pub(super) fn plan_of(settings: &Anthropic, call: Call<'_>) -> Result<Plan, ProviderError> {
+    let asker = Asker {
+        maker: Maker::Anthropic,
+        api: "Anthropic Messages",
+        provider: call.provider,
+        model: call.model,
+        send_temperature: settings.send_temperature,
+    };
+    plan(asker, call.request)
+}
 
 /// The JSON body for `request`; `stream` asks for the reply as an event stream.
 pub(super) fn body(
@@ -40,20 +65,24 @@ pub(super) fn body(
     stream: bool,
 ) -> Result<Vec<u8>, ProviderError> {
     let (request, model, provider) = (call.request, call.model, call.provider);
-    let output_config = match request.format {
+    let plan = plan_of(settings, call)?;
+    let format = match request.format {
         ResponseFormat::Text | ResponseFormat::JsonObject => None,
-        ResponseFormat::JsonSchema => Some(OutputConfig {
-            format: OutputFormat {
-                kind: "json_schema",
-                schema: strict_schema(request, provider)?,
-            },
+        ResponseFormat::JsonSchema => Some(OutputFormat {
+            kind: "json_schema",
+            schema: strict_schema(request, provider)?,
         }),
     };
+    let output_config =
+        (format.is_some() || plan.reasoning_effort.is_some()).then_some(OutputConfig {
+            format,
+            effort: plan.reasoning_effort,
+        });
     parts::RULES.check(&request.attachments, provider)?;
     let reply_limit = request
         .max_output_tokens
         .unwrap_or(settings.default_max_tokens);
-    let thinking = match request.thinking_budget {
+    let thinking = match plan.thinking_budget {
         None => None,
         Some(0) => Some(Thinking::Disabled),
         Some(budget) if budget < MIN_THINKING_BUDGET => {
@@ -71,7 +100,6 @@ pub(super) fn body(
         }),
     };
     crate::provider::logprobs::refuse_unsupported(request, "Anthropic's Messages API", provider)?;
-    let thinks = matches!(thinking, Some(Thinking::Enabled { .. }));
     let max_tokens = match thinking {
         // The budget counts in max_tokens, which must exceed it: the reply keeps its own limit.
         Some(Thinking::Enabled { budget_tokens }) => budget_tokens.saturating_add(reply_limit),
@@ -83,18 +111,26 @@ pub(super) fn body(
         system: System::of(request),
         messages: [Message {
             role: "user",
-            content: parts::UserContent::of(request),
+            content: parts::UserContent::of(request, cached_intent(request)),
         }],
-        // Thinking is refused with a changed temperature.
-        temperature: request
-            .temperature
-            .filter(|_| settings.send_temperature && !thinks),
-        sampling: crate::provider::sampling::anthropic(request, provider)?,
+        temperature: plan.temperature,
+        sampling: crate::provider::sampling::anthropic(request, plan.top_p, provider)?,
         thinking,
         output_config,
         stream: stream.then_some(true),
     };
     request_body(&body, request, provider)
+}
+
+/// The head of the user message to mark for caching: its intent, when the request asks for
+/// caching and the message has an input after it (a message that is all intent is the same for
+/// every call, and the system block's mark is where a shared prefix ends).
+fn cached_intent(request: &AiRequest) -> Option<&str> {
+    if !request.prompt_caching {
+        return None;
+    }
+    let (intent, input) = intent_and_input(&request.user);
+    (!intent.is_empty() && !input.is_empty()).then_some(intent)
 }
 
 #[derive(Serialize)]
@@ -131,7 +167,10 @@ struct Message<'a> {
 
 #[derive(Serialize)]
 struct OutputConfig<'a> {
-    format: OutputFormat<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<OutputFormat<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    effort: Option<ReasoningEffort>,
 }
 
 #[derive(Serialize)]
@@ -165,6 +204,17 @@ pub(super) struct MessagesUsage {
     pub(super) cache_creation_input_tokens: Option<u64>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
     pub(super) cache_read_input_tokens: Option<u64>,
+    /// `{"thinking_tokens"}`: how many of `output_tokens` were thinking (Claude 4.6 and later, as
+    /// the vendor fixture `anthropic-messages/anthropic-claude-opus-5-reasoning-high.1.json`
+    /// records it).
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
+    pub(super) output_tokens_details: Option<OutputDetails>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+pub(super) struct OutputDetails {
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
+    pub(super) thinking_tokens: Option<u64>,
 }
 
 /// Reads a Messages API reply.
@@ -224,8 +274,11 @@ impl MessagesUsage {
                 .saturating_add(cache_read),
             output_tokens: self.output_tokens.unwrap_or(0),
             cached_tokens: cache_read,
-            // Anthropic counts thinking in output_tokens and reports no separate figure.
-            reasoning_tokens: 0,
+            // Counted in output_tokens too; models before 4.6 report no separate figure.
+            reasoning_tokens: self
+                .output_tokens_details
+                .and_then(|d| d.thinking_tokens)
+                .unwrap_or(0),
             calls: 1,
         }
     }
@@ -239,18 +292,6 @@ enum System<'a> {
     Cached([CachedText<'a>; 1]),
 }
 
-#[derive(Serialize)]
-struct CachedText<'a> {
-    r#type: &'static str,
-    text: &'a str,
-    cache_control: CacheControl,
-}
-
-#[derive(Serialize)]
-struct CacheControl {
-    r#type: &'static str,
-}
-
 impl<'a> System<'a> {
     /// The `system` of `request`, none when it is empty; a cached block when it asks for caching.
     fn of(request: &'a AiRequest) -> Option<Self> {
@@ -259,13 +300,7 @@ impl<'a> System<'a> {
             return None;
         }
         Some(if request.prompt_caching {
-            System::Cached([CachedText {
-                r#type: "text",
-                text,
-                cache_control: CacheControl {
-                    r#type: "ephemeral",
-                },
-            }])
+            System::Cached([CachedText::new(text)])
         } else {
             System::Text(text)
         })

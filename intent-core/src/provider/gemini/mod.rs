@@ -1,8 +1,9 @@
-//! [`GeminiProvider`]: Gemini's wire, `generateContent` (`wire`), with its attachments (`parts`)
-//! and the JSON Schema dialect it takes (`dialect`). Gemini's replies come whole: the provider
-//! streams each as one piece, and offers no batch API.
+//! [`GeminiProvider`]: Gemini's wire, `generateContent` (`wire`) and `streamGenerateContent`
+//! (`events`), with its attachments (`parts`) and the JSON Schema dialect it takes (`dialect`).
+//! It offers no batch API: a batch run on Gemini is refused before anything is sent.
 
 mod dialect;
+mod events;
 mod parts;
 mod wire;
 
@@ -15,11 +16,14 @@ use super::http::{
     env_var, from_vars, key_header_value, request_body, strict_schema, with_defaults, Call,
     Defaults, Env, HttpProvider, Vendor,
 };
-use super::pieces::NoEvents;
 use super::transport::{join_url, ApiKey};
 use super::{AiResponse, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
+use crate::provider::models::Maker;
+use crate::provider::plan::{plan, Asker, Plan};
 use crate::request::ResponseFormat;
+use crate::result::ResultIssue;
+use events::GeminiDecoder;
 use parts::Parts;
 use wire::{Content, GenerateBody, GenerationConfig, ThinkingConfig};
 
@@ -133,33 +137,23 @@ impl Vendor for Gemini {
     );
     const ENV: Env = Env::new("GEMINI", &["GEMINI_API_KEY", "GOOGLE_API_KEY"], true);
 
-    type Events = NoEvents;
+    type Events = GeminiDecoder;
 
     /// The endpoint's first part, `{base}/v1beta/`: each request's endpoint names its model.
     fn path(&self) -> &str {
         "v1beta/"
     }
 
-    /// The endpoint for `model`: the prepared `{base}/v1beta/` with the model's segments pushed,
-    /// so no model name can reach into the query or another path.
+    /// The endpoint for `model`: `{base}/v1beta/models/{model}:generateContent`.
     fn url<'u>(&self, base: &'u Url, model: &str) -> Result<Cow<'u, Url>, ProviderError> {
-        let error = |message: String| ProviderError::new(ProviderErrorKind::Config, message);
-        let (collection, id) = split_model(model);
-        let valid = !id.is_empty()
-            && !id.contains("..")
-            && id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-        if !valid {
-            return Err(error(format!("{model:?} is not a Gemini model name (letters, digits, '-', '_' and '.', optionally after models/ or tunedModels/)"),
-            ));
-        }
-        let mut url = base.clone();
-        url.path_segments_mut()
-            .map_err(|()| error("the base URL cannot take a path".into()))?
-            .pop_if_empty()
-            .push(collection)
-            .push(&format!("{id}:generateContent"));
+        model_url(base, model, "generateContent").map(Cow::Owned)
+    }
+
+    /// `{base}/v1beta/models/{model}:streamGenerateContent?alt=sse`: the reply as server-sent
+    /// events (without `alt=sse` Gemini streams one JSON array instead).
+    fn stream_url<'u>(&self, base: &'u Url, model: &str) -> Result<Cow<'u, Url>, ProviderError> {
+        let mut url = model_url(base, model, "streamGenerateContent")?;
+        url.set_query(Some("alt=sse"));
         Ok(Cow::Owned(url))
     }
 
@@ -175,6 +169,7 @@ impl Vendor for Gemini {
     fn body(&self, call: Call<'_>, _stream: bool) -> Result<Vec<u8>, ProviderError> {
         let (request, provider) = (call.request, call.provider);
         parts::RULES.check(&request.attachments, provider)?;
+        let plan = plan_of(call)?;
         let prepared_schema;
         let (response_mime_type, response_json_schema) = match request.format {
             ResponseFormat::Text => (wire::TEXT_MIME_TYPE, None),
@@ -210,12 +205,9 @@ impl Vendor for Gemini {
                 response_mime_type,
                 response_json_schema,
                 max_output_tokens: request.max_output_tokens,
-                temperature: request.temperature,
-                thinking_config: ThinkingConfig::of(
-                    request.thinking_budget,
-                    request.reasoning_effort,
-                ),
-                sampling: crate::provider::sampling::gemini(request, provider)?,
+                temperature: plan.temperature,
+                thinking_config: ThinkingConfig::of(plan.thinking_budget, plan.reasoning_effort),
+                sampling: crate::provider::sampling::gemini(request, plan.top_p, provider)?,
                 response_logprobs: request.logprobs,
             },
         };
@@ -226,9 +218,47 @@ impl Vendor for Gemini {
         wire::parse(body, model, key)
     }
 
-    fn events(&self, _model: &str, _key: &ApiKey) -> Option<NoEvents> {
-        None
+    fn events(&self, model: &str, key: &ApiKey) -> Option<GeminiDecoder> {
+        Some(GeminiDecoder::new(model, key))
     }
+
+    fn notices(&self, call: Call<'_>) -> Vec<ResultIssue> {
+        plan_of(call).map_or_else(|_| Vec::new(), |plan| plan.notices)
+    }
+}
+
+/// What `call`'s model settings become on Gemini (see `provider::plan`).
+fn plan_of(call: Call<'_>) -> Result<Plan, ProviderError> {
+    let asker = Asker {
+        maker: Maker::Gemini,
+        api: "Gemini generateContent",
+        provider: call.provider,
+        model: call.model,
+        send_temperature: true,
+    };
+    plan(asker, call.request)
+}
+
+/// The endpoint of `method` for `model`: the prepared `{base}/v1beta/` with the model's segments
+/// pushed, so no model name can reach into the query or another path.
+fn model_url(base: &Url, model: &str, method: &str) -> Result<Url, ProviderError> {
+    let error = |message: String| ProviderError::new(ProviderErrorKind::Config, message);
+    let (collection, id) = split_model(model);
+    let valid = !id.is_empty()
+        && !id.contains("..")
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !valid {
+        return Err(error(format!("{model:?} is not a Gemini model name (letters, digits, '-', '_' and '.', optionally after models/ or tunedModels/)")));
+    }
+    let mut url = base.clone();
+    url.path_segments_mut()
+        .map_err(|()| error("the base URL cannot take a path".into()))?
+        .pop_if_empty()
+        .push(collection)
+        .push(&format!("{id}:{method}"));
+    Ok(url)
 }
 
 /// A model name's collection and id: `models/ID` or a bare `ID` is under `models`,

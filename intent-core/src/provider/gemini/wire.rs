@@ -127,46 +127,46 @@ impl ThinkingConfig {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GenerateReply {
+pub(super) struct GenerateReply {
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    candidates: Option<Vec<Candidate>>,
+    pub(super) candidates: Option<Vec<Candidate>>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    prompt_feedback: Option<PromptFeedback>,
+    pub(super) prompt_feedback: Option<PromptFeedback>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    usage_metadata: Option<UsageMetadata>,
+    pub(super) usage_metadata: Option<UsageMetadata>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    model_version: Option<String>,
+    pub(super) model_version: Option<String>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    error: Option<Value>,
+    pub(super) error: Option<Value>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Candidate {
+pub(super) struct Candidate {
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    content: Option<CandidateContent>,
+    pub(super) content: Option<CandidateContent>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    finish_reason: Option<String>,
+    pub(super) finish_reason: Option<String>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    logprobs_result: Option<crate::provider::logprobs::GeminiLogprobs>,
+    pub(super) logprobs_result: Option<crate::provider::logprobs::GeminiLogprobs>,
 }
 
 #[derive(Deserialize)]
-struct CandidateContent {
+pub(super) struct CandidateContent {
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    parts: Option<Vec<Value>>,
+    pub(super) parts: Option<Vec<Value>>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct PromptFeedback {
+pub(super) struct PromptFeedback {
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    block_reason: Option<String>,
+    pub(super) block_reason: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct UsageMetadata {
+pub(super) struct UsageMetadata {
     #[serde(default, deserialize_with = "crate::provider::lenient")]
     prompt_token_count: Option<u64>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
@@ -180,7 +180,7 @@ struct UsageMetadata {
 }
 
 /// Our finish reason for Gemini's: only `STOP` (or none, on a reply that ended) is a normal end.
-fn finish_reason(reason: Option<&str>) -> FinishReason {
+pub(super) fn finish_reason(reason: Option<&str>) -> FinishReason {
     match reason {
         None | Some("STOP") => FinishReason::Stop,
         Some("MAX_TOKENS") => FinishReason::Length,
@@ -222,13 +222,10 @@ pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse
     let mut reasoning = String::new();
     let parts = candidate.content.and_then(|c| c.parts).unwrap_or_default();
     for part in &parts {
-        let Some(piece) = part.get("text").and_then(Value::as_str) else {
-            continue;
-        };
-        if part.get("thought").and_then(Value::as_bool) == Some(true) {
-            reasoning.push_str(piece);
-        } else {
-            text.push_str(piece);
+        match part_text(part) {
+            Some((piece, true)) => reasoning.push_str(piece),
+            Some((piece, false)) => text.push_str(piece),
+            None => {}
         }
     }
     let mut response = AiResponse::new(text, model);
@@ -239,7 +236,16 @@ pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse
     Ok(response)
 }
 
-fn usage(metadata: UsageMetadata) -> Usage {
+/// A part's text, and whether it is a thought (`"thought": true`), when it has text.
+pub(super) fn part_text(part: &Value) -> Option<(&str, bool)> {
+    let text = part.get("text").and_then(Value::as_str)?;
+    Some((
+        text,
+        part.get("thought").and_then(Value::as_bool) == Some(true),
+    ))
+}
+
+pub(super) fn usage(metadata: UsageMetadata) -> Usage {
     let thoughts = metadata.thoughts_token_count.unwrap_or(0);
     Usage {
         input_tokens: metadata

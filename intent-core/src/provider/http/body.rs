@@ -92,6 +92,19 @@ pub(crate) fn answering_model(named: Option<String>, sent: &str) -> String {
         .unwrap_or_else(|| sent.to_owned())
 }
 
+/// The user message's part before its input: the intent, the same for every call of a call site.
+const INPUT_HEADING: &str = "\n\n## Input";
+
+/// The user message split where its stable part (the intent, the same for every call of a call
+/// site) ends and its input begins: `(intent, rest)`, or the whole message and `""` when it has
+/// no input heading.
+pub(crate) fn intent_and_input(user: &str) -> (&str, &str) {
+    match user.find(INPUT_HEADING) {
+        Some(end) => user.split_at(end),
+        None => (user, ""),
+    }
+}
+
 /// A request that asks for prompt caching, for the vendors' tests.
 #[cfg(test)]
 pub(crate) fn caching_request(system: &str, user: &str) -> AiRequest {

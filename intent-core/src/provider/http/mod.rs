@@ -29,7 +29,9 @@ mod settings;
 #[cfg(test)]
 pub(crate) use body::caching_request;
 pub(crate) use body::strict_schema;
-pub(crate) use body::{answering_model, key_header_value, no_answer, read_reply, request_body};
+pub(crate) use body::{
+    answering_model, intent_and_input, key_header_value, no_answer, read_reply, request_body,
+};
 pub(crate) use settings::{env_var, from_vars, with_defaults, Defaults, Env};
 
 use std::borrow::Cow;
@@ -44,6 +46,7 @@ use super::pieces::{open_and_read, opening, whole_reply, EventDecoder, PieceStre
 use super::transport::{display_url, endpoint_url, ApiKey, Post, Prepared, Transport};
 use super::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
 use crate::request::AiRequest;
+use crate::result::ResultIssue;
 
 /// A provider that speaks a vendor's HTTP API: [`OpenAiProvider`](super::OpenAiProvider),
 /// [`AnthropicProvider`](super::AnthropicProvider) and [`GeminiProvider`](super::GeminiProvider)
@@ -179,6 +182,16 @@ pub(crate) trait Vendor: Clone + fmt::Debug + Send + Sync + Sized + 'static {
         Ok(Cow::Borrowed(prepared))
     }
 
+    /// The endpoint of a streamed request for `model`: [`url`](Self::url)'s, unless the vendor
+    /// streams at another endpoint (Gemini's `:streamGenerateContent?alt=sse`).
+    fn stream_url<'u>(
+        &self,
+        prepared: &'u Url,
+        model: &str,
+    ) -> Result<Cow<'u, Url>, ProviderError> {
+        self.url(prepared, model)
+    }
+
     /// The headers every request carries (the key's, the API version's), built once; `key` is
     /// `None` for a provider without one.
     fn headers(&self, key: Option<&str>, provider: &str) -> Result<HeaderMap, ProviderError>;
@@ -196,6 +209,12 @@ pub(crate) trait Vendor: Clone + fmt::Debug + Send + Sync + Sized + 'static {
     /// The vendor's batch API on `provider`, when it has one (see [`VendorBatch`]).
     fn batch_client(_provider: &HttpProvider<Self>) -> Option<BatchClient<'_>> {
         None
+    }
+
+    /// What [`body`](Self::body) leaves out of `call` and why (see [`Provider::notices`]): the
+    /// same plan as the body's, so the two cannot differ.
+    fn notices(&self, _call: Call<'_>) -> Vec<ResultIssue> {
+        Vec::new()
     }
 }
 
@@ -297,12 +316,14 @@ fn post<'a, V: Vendor>(
 ) -> Result<Post<'a>, ProviderError> {
     let body = provider.vendor.body(provider.call(request), stream)?;
     let (prepared, headers) = prepared(provider)?;
+    let url = if stream {
+        provider.vendor.stream_url(prepared, model)
+    } else {
+        provider.vendor.url(prepared, model)
+    };
     Ok(Post {
         provider: &provider.name,
-        url: provider
-            .vendor
-            .url(prepared, model)
-            .map_err(|e| e.with_provider(&provider.name))?,
+        url: url.map_err(|e| e.with_provider(&provider.name))?,
         headers,
         body,
         key: &provider.key,
@@ -387,6 +408,10 @@ impl<V: Vendor> Provider for HttpProvider<V> {
 
     fn batch_client(&self) -> Option<BatchClient<'_>> {
         V::batch_client(self)
+    }
+
+    fn notices(&self, request: &AiRequest) -> Vec<ResultIssue> {
+        self.vendor.notices(self.call(request))
     }
 }
 

@@ -54,6 +54,7 @@ pub(super) fn body(
         MaxTokensField::MaxTokens => (None, request.max_output_tokens),
     };
     parts::CHAT_RULES.check(&request.attachments, provider)?;
+    let plan = super::plan_of(super::OpenAiApi::ChatCompletions, call)?;
     let system = (!request.system.is_empty()).then(|| Message {
         role: "system",
         content: parts::UserContent::text(&request.system),
@@ -67,10 +68,10 @@ pub(super) fn body(
         messages: system.into_iter().chain(user).collect(),
         max_completion_tokens,
         max_tokens,
-        temperature: request.temperature,
-        reasoning_effort: request.reasoning_effort,
+        temperature: plan.temperature,
+        reasoning_effort: plan.reasoning_effort,
         prompt_cache_key: super::prompt_cache_key(request),
-        sampling: sampling::chat(request, provider)?,
+        sampling: sampling::chat(request, plan.top_p, provider)?,
         logprobs: logprobs::chat_request(request),
         response_format,
         stream: stream.then_some(true),
@@ -178,6 +179,8 @@ pub(super) struct ChatUsage {
     prompt_tokens_details: Option<TokenDetails>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
     completion_tokens_details: Option<TokenDetails>,
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
+    total_tokens: Option<u64>,
 }
 
 /// Reads a Chat Completions reply.
@@ -294,6 +297,7 @@ impl ChatUsage {
             self.completion_tokens,
             self.prompt_tokens_details,
             self.completion_tokens_details,
+            self.total_tokens,
         )
     }
 }
@@ -342,6 +346,7 @@ mod fast {
         completion_tokens: Option<u64>,
         prompt_tokens_details: Option<TokenDetails>,
         completion_tokens_details: Option<TokenDetails>,
+        total_tokens: Option<u64>,
     }
 
     /// The reply, when it reads in one pass and has a first choice.
@@ -355,8 +360,9 @@ mod fast {
                 u.completion_tokens,
                 u.prompt_tokens_details,
                 u.completion_tokens_details,
+                u.total_tokens,
             ),
-            None => usage(None, None, None, None),
+            None => usage(None, None, None, None, None),
         };
         let mut response = response(
             Parts::of(choice.message, choice.finish_reason.as_deref(), reply.model),

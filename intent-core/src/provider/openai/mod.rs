@@ -28,9 +28,11 @@ use super::http::{
 use super::transport::{join_url, ApiKey};
 use super::{AiResponse, BatchClient, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
+use crate::provider::models::Maker;
+use crate::provider::plan::{plan, Asker, Plan};
 use crate::request::AiRequest;
-use crate::result::Usage;
-use events::ChatDecoder;
+use crate::result::{ResultIssue, Usage};
+use events::OpenAiEvents;
 
 /// Which OpenAI API a provider speaks.
 ///
@@ -55,6 +57,14 @@ pub enum OpenAiApi {
 }
 
 impl OpenAiApi {
+    /// The API's name in messages.
+    fn name(self) -> &'static str {
+        match self {
+            OpenAiApi::ChatCompletions => "OpenAI Chat Completions",
+            OpenAiApi::Responses => "OpenAI Responses",
+        }
+    }
+
     /// The endpoint's path under the base URL.
     fn path(self) -> &'static str {
         match self {
@@ -226,7 +236,7 @@ impl Vendor for OpenAi {
     const DEFAULTS: Defaults = Defaults::new("openai", "https://api.openai.com/v1", "gpt-4o-mini");
     const ENV: Env = Env::new("OPENAI", &["OPENAI_API_KEY"], true);
 
-    type Events = ChatDecoder;
+    type Events = OpenAiEvents;
 
     fn path(&self) -> &str {
         self.api.path()
@@ -261,8 +271,7 @@ impl Vendor for OpenAi {
     fn body(&self, call: Call<'_>, stream: bool) -> Result<Vec<u8>, ProviderError> {
         match self.api {
             OpenAiApi::ChatCompletions => chat::body(call, stream, self.max_tokens_field),
-            // The Responses API's reply comes whole: `stream` is never asked of it.
-            OpenAiApi::Responses => responses::body(call),
+            OpenAiApi::Responses => responses::body(call, stream),
         }
     }
 
@@ -273,13 +282,29 @@ impl Vendor for OpenAi {
         }
     }
 
-    fn events(&self, model: &str, key: &ApiKey) -> Option<ChatDecoder> {
-        (self.api == OpenAiApi::ChatCompletions).then(|| ChatDecoder::new(model, key))
+    fn events(&self, model: &str, key: &ApiKey) -> Option<OpenAiEvents> {
+        Some(OpenAiEvents::new(self.api, model, key))
     }
 
     fn batch_client(provider: &OpenAiProvider) -> Option<BatchClient<'_>> {
         offered_batch(provider)
     }
+
+    fn notices(&self, call: Call<'_>) -> Vec<ResultIssue> {
+        plan_of(self.api, call).map_or_else(|_| Vec::new(), |plan| plan.notices)
+    }
+}
+
+/// What `call`'s model settings become on `api` (see `provider::plan`).
+fn plan_of(api: OpenAiApi, call: Call<'_>) -> Result<Plan, ProviderError> {
+    let asker = Asker {
+        maker: Maker::OpenAi,
+        api: api.name(),
+        provider: call.provider,
+        model: call.model,
+        send_temperature: true,
+    };
+    plan(asker, call.request)
 }
 
 /// The details of OpenAI's token counts (`*_tokens_details`).
@@ -292,24 +317,33 @@ struct TokenDetails {
 }
 
 /// Our usage from OpenAI's counts, which Chat Completions and the Responses API report under
-/// different names but with the same details.
+/// different names but with the same details. `total` is the reply's `total_tokens`: a server
+/// whose total is input + output + reasoning counts the reasoning outside the output (xAI, as the
+/// vendor fixture `openai-chat/xai-text.json` records), and the reasoning is added to the output
+/// then, as it is billed as output.
 fn usage(
     input: Option<u64>,
     output: Option<u64>,
     input_details: Option<TokenDetails>,
     output_details: Option<TokenDetails>,
+    total: Option<u64>,
 ) -> Usage {
+    let (input, output) = (input.unwrap_or(0), output.unwrap_or(0));
+    let reasoning = output_details.and_then(|d| d.reasoning_tokens).unwrap_or(0);
+    let outside =
+        reasoning > 0 && total == Some(input.saturating_add(output).saturating_add(reasoning));
     Usage {
-        input_tokens: input.unwrap_or(0),
-        output_tokens: output.unwrap_or(0),
+        input_tokens: input,
+        output_tokens: if outside {
+            output.saturating_add(reasoning)
+        } else {
+            output
+        },
         cached_tokens: input_details.and_then(|d| d.cached_tokens).unwrap_or(0),
-        reasoning_tokens: output_details.and_then(|d| d.reasoning_tokens).unwrap_or(0),
+        reasoning_tokens: reasoning,
         calls: 1,
     }
 }
-
-/// The user message's part before its input: the intent, the same for every call of a call site.
-const INPUT_HEADING: &str = "\n\n## Input";
 
 /// OpenAI's `prompt_cache_key` for `request`, when it asks for caching: `intent-` and 32 hex digits
 /// of a SHA-256 of its stable prefix (the system message, the schema's name and text, and the
@@ -327,8 +361,7 @@ fn prompt_cache_key(request: &AiRequest) -> Option<String> {
         hasher.update(schema.json().as_bytes());
     }
     hasher.update([0]);
-    let user = request.user.as_str();
-    let intent = user.find(INPUT_HEADING).map_or(user, |end| &user[..end]);
+    let (intent, _) = super::http::intent_and_input(&request.user);
     hasher.update(intent.as_bytes());
     let digest = hasher.finalize();
     let mut key = String::with_capacity(7 + 32);

@@ -10,10 +10,14 @@
 //!   `{"role":"user","content":TEXT}` messages; `text.format` is `{"type":"text"}`,
 //!   `{"type":"json_object"}` or `{"type":"json_schema","name","schema","strict":true}` (flat: no
 //!   `json_schema` wrapper, unlike Chat Completions; `name` is `[A-Za-z0-9_-]{1,64}`);
-//!   `max_output_tokens` (at least 16, reasoning tokens included); `temperature`;
-//!   `reasoning: {"effort": "low"|"medium"|"high"}`; `prompt_cache_key` (with prompt caching on:
-//!   see `prompt_cache`); `store` (true by default: sent `false`, so OpenAI keeps no copy of the
-//!   reply).
+//!   `max_output_tokens` (at least 16, reasoning tokens included); `temperature` (left out for
+//!   reasoning models, with a notice: see `provider::plan`); `reasoning: {"effort":
+//!   "low"|"medium"|"high", "summary": "auto"}` (the summaries are what
+//!   [`AiResponse::reasoning`] holds: without `summary` the API returns none; pydantic-ai's
+//!   cassette `test_openai_responses_model_thinking_part.yaml` sends `{effort, summary}`);
+//!   `prompt_cache_key` (with prompt caching on: see `prompt_cache`); `store` (true by default:
+//!   sent `false`, so OpenAI keeps no copy of the reply); `stream: true` for the event stream
+//!   (`events/responses.rs`).
 //! - Reply: `status` (`completed`, `incomplete`, `failed`, `cancelled`, `queued`, `in_progress`),
 //!   `incomplete_details.reason` (`max_output_tokens`, `content_filter`), `error {code, message}`
 //!   (`server_error`, `rate_limit_exceeded`, `invalid_prompt`, ...), `output` items:
@@ -44,7 +48,7 @@ pub(crate) const MIN_MAX_OUTPUT_TOKENS: u32 = 16;
 ///
 /// A strict-schema request without a schema, or a `max_output_tokens` below 16 (which the API
 /// refuses), fails here, before anything is sent.
-pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
+pub(super) fn body(call: Call<'_>, stream: bool) -> Result<Vec<u8>, ProviderError> {
     let (request, model, provider) = (call.request, call.model, call.provider);
     let refuse = |message: String| {
         ProviderError::new(ProviderErrorKind::InvalidRequest, message).with_provider(provider)
@@ -67,6 +71,7 @@ pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
         },
     };
     RESPONSES_RULES.check(&request.attachments, provider)?;
+    let plan = super::plan_of(super::OpenAiApi::Responses, call)?;
     let body = ResponsesBody {
         model,
         instructions: (!request.system.is_empty()).then_some(request.system.as_str()),
@@ -75,13 +80,17 @@ pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
             content: UserContent::of(request, Api::Responses),
         }],
         max_output_tokens: request.max_output_tokens,
-        temperature: request.temperature,
-        reasoning: request.reasoning_effort.map(|effort| Reasoning { effort }),
-        sampling: crate::provider::sampling::responses(request, provider)?,
+        temperature: plan.temperature,
+        reasoning: plan.reasoning_effort.map(|effort| Reasoning {
+            effort,
+            summary: REASONING_SUMMARY,
+        }),
+        sampling: crate::provider::sampling::responses(request, plan.top_p, provider)?,
         text: Text { format },
         prompt_cache_key: super::prompt_cache_key(request),
         include: crate::provider::logprobs::responses_include(request),
         store: false,
+        stream: stream.then_some(true),
     };
     request_body(&body, request, provider)
 }
@@ -106,6 +115,8 @@ struct ResponsesBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     include: Option<[&'static str; 1]>,
     store: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -114,9 +125,14 @@ struct InputMessage<'a> {
     content: UserContent<'a>,
 }
 
+/// The reasoning summaries asked for with a reasoning effort: `auto`, the most detailed summary
+/// the model gives (`Reasoning.summary`: `auto`, `concise` or `detailed`).
+const REASONING_SUMMARY: &str = "auto";
+
 #[derive(Serialize)]
 struct Reasoning {
     effort: ReasoningEffort,
+    summary: &'static str,
 }
 
 #[derive(Serialize)]
@@ -137,7 +153,7 @@ enum Format<'a> {
 }
 
 #[derive(Deserialize)]
-struct ResponsesReply {
+pub(super) struct ResponsesReply {
     #[serde(default, deserialize_with = "crate::provider::lenient")]
     model: Option<String>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
@@ -184,6 +200,24 @@ struct Output {
     text: String,
     refusal: String,
     reasoning: String,
+    /// The text of the messages in the `commentary` phase, kept apart from the answer.
+    commentary: String,
+}
+
+/// True when a `message` item is intermediate commentary, not the answer: `"phase":
+/// "commentary"` ("Labels an `assistant` message as intermediate commentary (`commentary`) or the
+/// final answer (`final_answer`)", `MessagePhase` in `openapi.yaml`; gpt-5.3-codex and later, as
+/// recorded in the vendor fixture `openai-responses/openai-phase.1.json`).
+pub(super) fn is_commentary(item: &Value) -> bool {
+    item.get("phase").and_then(Value::as_str) == Some("commentary")
+}
+
+/// Appends `piece` to `into`, a blank line between the two when `into` already holds text.
+fn push_part(into: &mut String, piece: &str) {
+    if !into.is_empty() {
+        into.push_str("\n\n");
+    }
+    into.push_str(piece);
 }
 
 impl Output {
@@ -197,6 +231,14 @@ impl Output {
                     .unwrap_or_default()
             };
             match item.get("type").and_then(Value::as_str) {
+                Some("message") if is_commentary(item) => {
+                    let text: String = parts("content")
+                        .iter()
+                        .filter(|p| p.get("type").and_then(Value::as_str) == Some("output_text"))
+                        .filter_map(|p| p.get("text").and_then(Value::as_str))
+                        .collect();
+                    push_part(&mut output.commentary, &text);
+                }
                 Some("message") => {
                     for part in parts("content") {
                         match part.get("type").and_then(Value::as_str) {
@@ -216,14 +258,16 @@ impl Output {
                         content
                     };
                     for piece in pieces {
-                        if !output.reasoning.is_empty() {
-                            output.reasoning.push_str("\n\n");
-                        }
-                        push_str(&mut output.reasoning, piece, "text");
+                        let text = piece.get("text").and_then(Value::as_str).unwrap_or("");
+                        push_part(&mut output.reasoning, text);
                     }
                 }
                 _ => {}
             }
+        }
+        if !output.commentary.trim().is_empty() {
+            let commentary = std::mem::take(&mut output.commentary);
+            push_part(&mut output.reasoning, &commentary);
         }
         output
     }
@@ -238,6 +282,12 @@ fn push_str(into: &mut String, part: &Value, field: &str) {
 /// Reads a Responses API reply.
 pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
     let reply: ResponsesReply = read_reply(body, "Responses API", key)?;
+    read(reply, model)
+}
+
+/// Reads a Responses API `Response` object: a reply read whole, or the `response` of a stream's
+/// `response.completed`, `response.incomplete` or `response.failed` event.
+pub(super) fn read(reply: ResponsesReply, model: &str) -> Result<AiResponse, ProviderError> {
     let status = reply.status.as_deref();
     if let Some(error) = reply
         .error
@@ -297,6 +347,7 @@ pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse
         counts.output_tokens,
         counts.input_tokens_details,
         counts.output_tokens_details,
+        None,
     );
     Ok(response)
 }

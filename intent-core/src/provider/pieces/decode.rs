@@ -192,8 +192,18 @@ pub(crate) fn decode_all<D: EventDecoder>(
     ))
 }
 
-/// The events of a vendor whose replies come whole: there are none to decode.
+/// The reply the pieces of a complete stream make, for the decoders' tests.
+#[cfg(test)]
+pub(crate) fn assemble(pieces: Vec<StreamPiece>) -> AiResponse {
+    let mut reply = super::ReplyAssembler::new();
+    pieces.into_iter().for_each(|p| reply.push(p));
+    reply.finish().expect("the pieces end with their end piece")
+}
+
+/// The events of a vendor whose replies come whole: there are none to decode. Every vendor of
+/// this crate streams today; this is the `Vendor::Events` of one that does not.
 #[derive(Debug)]
+#[allow(dead_code)]
 pub(crate) enum NoEvents {}
 
 impl EventDecoder for NoEvents {

@@ -31,11 +31,13 @@ use futures::{Stream, StreamExt as _};
 
 use super::{AiResponse, BoxFuture, FinishReason, ProviderError, ProviderErrorKind};
 use crate::result::Usage;
+#[allow(unused_imports)]
+pub(crate) use decode::NoEvents;
 #[cfg(test)]
-pub(crate) use decode::decode_all;
+pub(crate) use decode::{assemble, decode_all};
 pub(crate) use decode::{
-    not_an_event, open_and_read, server_error, typed_error_text, EventDecoder, NoEvents, Pieces,
-    StreamModel, UntilNotBlank,
+    not_an_event, open_and_read, server_error, typed_error_text, EventDecoder, Pieces, StreamModel,
+    UntilNotBlank,
 };
 
 /// A boxed, sendable stream of reply pieces, as [`Provider::stream`](super::Provider::stream)

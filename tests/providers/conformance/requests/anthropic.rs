@@ -27,7 +27,12 @@ pub const MESSAGES: &[Field] = &[
     field("messages[].role", "user", Seen::Cassette("test_anthropic/test_anthropic_model_thinking_part.yaml")),
     // A string is the reference's own example (`{"role": "user", "content": "Hello, Claude"}`);
     // the cassettes send a list of text blocks.
-    field("messages[].content", "string", Seen::Reference(API)),
+    field("messages[].content", "string or array", Seen::Reference(API)),
+    // With prompt caching the user message is text blocks, the intent's marked where the stable
+    // prefix ends: a message's text block with `cache_control` is recorded in this cassette.
+    field("messages[].content[].type", "text", Seen::Cassette("test_anthropic_mid_conversation_system/test_inline_system_prompt_cache_prefix_is_reused.yaml")),
+    field("messages[].content[].text", "string", Seen::Cassette("test_anthropic_mid_conversation_system/test_inline_system_prompt_cache_prefix_is_reused.yaml")),
+    field("messages[].content[].cache_control.type", "ephemeral", Seen::Cassette("test_anthropic_mid_conversation_system/test_inline_system_prompt_cache_prefix_is_reused.yaml")),
     field("temperature", "number", Seen::Cassette("test_anthropic/test_anthropic_sampling_settings_reach_the_wire.yaml")),
     field("top_p", "number", Seen::Reference(API)),
     field("stop_sequences[]", "string", Seen::Reference(API)),
@@ -74,9 +79,8 @@ async fn messages_options_are_their_own_names() {
     let mut request = request("claude-haiku-4-5");
     request.max_output_tokens = Some(300);
     request.temperature = Some(0.2);
-    request.top_p = Some(0.9);
     request.stop = vec!["END".into()];
-    let body = messages(request, true).await;
+    let body = messages(request.clone(), true).await;
     assert_eq!(body["max_tokens"], 300);
     assert!(
         body["temperature"]
@@ -84,13 +88,28 @@ async fn messages_options_are_their_own_names() {
             .is_some_and(|t| (t - 0.2).abs() < 1e-6),
         "{body}"
     );
+    assert_eq!(body["stop_sequences"], json!(["END"]));
+    // Claude Haiku 4.5 takes `temperature` or `top_p`, not both ("`temperature` and `top_p`
+    // cannot both be specified for this model", BerriAI/litellm#15097): `top_p` alone is sent,
+    // both are refused before sending.
+    request.temperature = None;
+    request.top_p = Some(0.9);
+    let body = messages(request.clone(), true).await;
     assert!(
         body["top_p"]
             .as_f64()
             .is_some_and(|p| (p - 0.9).abs() < 1e-6),
         "{body}"
     );
-    assert_eq!(body["stop_sequences"], json!(["END"]));
+    request.temperature = Some(0.2);
+    let Err(refused) = capture(at(true), &request, false).await else {
+        panic!("temperature and top_p together were sent to claude-haiku-4-5");
+    };
+    assert!(
+        refused.message.contains("`top_p` cannot be sent"),
+        "{}",
+        refused.message
+    );
 }
 
 #[tokio::test]
@@ -188,72 +207,63 @@ fn cached_prefix(body: &Value) -> String {
         .join("\n")
 }
 
-/// Request cases that show a defect.
-pub mod defects {
-    use super::*;
+#[tokio::test]
+async fn messages_temperature_is_sent_when_set() {
+    let (result, bodies) = call(AiRequestOptions {
+        temperature: Some(0.0),
+        ..AiRequestOptions::default()
+    })
+    .await;
+    told_or_sent(&result, &bodies, "temperature", |b| {
+        b.get("temperature") == Some(&json!(0.0))
+    });
+}
 
-    #[tokio::test]
-    #[ignore = "defect: the Anthropic provider drops the caller's temperature unless with_send_temperature(true); the API takes it (cassette test_anthropic_sampling_settings_reach_the_wire.yaml: 0.2 on claude-haiku-4-5): it must be sent when set (and refused before sending with thinking on)"]
-    async fn messages_temperature_is_sent_when_set() {
-        let (result, bodies) = call(AiRequestOptions {
-            temperature: Some(0.0),
-            ..AiRequestOptions::default()
-        })
-        .await;
-        told_or_sent(&result, &bodies, "temperature", |b| {
-            b.get("temperature") == Some(&json!(0.0))
-        });
-    }
+#[tokio::test]
+async fn messages_reasoning_effort_is_output_config_effort() {
+    let (result, bodies) = call(AiRequestOptions {
+        model: Some("claude-opus-4-6".into()),
+        reasoning_effort: Some(ReasoningEffort::Low),
+        ..AiRequestOptions::default()
+    })
+    .await;
+    told_or_sent(&result, &bodies, "reasoning_effort", |b| {
+        b["output_config"]["effort"] == "low"
+    });
+}
 
-    #[tokio::test]
-    #[ignore = "defect: the Anthropic provider drops reasoning_effort in silence; the API takes output_config.effort (cassette test_anthropic_opus_46_features[effort].yaml: \"low\" on claude-opus-4-6): it must be sent there for the models that take it, else refused before sending or noted"]
-    async fn messages_reasoning_effort_is_output_config_effort() {
-        let (result, bodies) = call(AiRequestOptions {
-            model: Some("claude-opus-4-6".into()),
-            reasoning_effort: Some(ReasoningEffort::Low),
-            ..AiRequestOptions::default()
-        })
-        .await;
-        told_or_sent(&result, &bodies, "reasoning_effort", |b| {
-            b["output_config"]["effort"] == "low"
-        });
-    }
+#[tokio::test]
+async fn messages_prompt_caching_covers_the_intent() {
+    let (_, bodies) = call(AiRequestOptions {
+        prompt_caching: true,
+        ..AiRequestOptions::default()
+    })
+    .await;
+    let body = bodies.first().expect("a request was sent");
+    let prefix = cached_prefix(body);
+    assert!(
+        prefix.contains("Count the fruit."),
+        "the cached prefix ends before the intent: {prefix:?}\nbody: {body}"
+    );
+    assert!(
+        !prefix.contains("2 apples"),
+        "the cached prefix holds the input, which no other call shares: {prefix:?}"
+    );
+}
 
-    #[tokio::test]
-    #[ignore = "defect: prompt caching marks only the system block, but the prompt's stable prefix (system, schema and the intent's fixed text) ends inside the user message: the breakpoint must be put where it ends, so the intent is cached too"]
-    async fn messages_prompt_caching_covers_the_intent() {
-        let (_, bodies) = call(AiRequestOptions {
-            prompt_caching: true,
-            ..AiRequestOptions::default()
-        })
-        .await;
-        let body = bodies.first().expect("a request was sent");
-        let prefix = cached_prefix(body);
-        assert!(
-            prefix.contains("Count the fruit."),
-            "the cached prefix ends before the intent: {prefix:?}\nbody: {body}"
-        );
-        assert!(
-            !prefix.contains("2 apples"),
-            "the cached prefix holds the input, which no other call shares: {prefix:?}"
-        );
-    }
-
-    #[tokio::test]
-    #[ignore = "defect: a cached prefix shorter than the model's minimum (1024 to 4096 tokens by model; 4096 for claude-haiku-4-5) is silently not cached; the attempt record must carry a notice saying so"]
-    async fn messages_prompt_caching_below_the_minimum_is_noticed() {
-        let (result, _) = call(AiRequestOptions {
-            model: Some("claude-haiku-4-5".into()),
-            prompt_caching: true,
-            ..AiRequestOptions::default()
-        })
-        .await;
-        let noticed = result
-            .attempts()
-            .iter()
-            .any(|a| a.notices.iter().any(|n| n.message.contains("cache")));
-        assert!(noticed, "no notice that the short prefix is not cached");
-    }
+#[tokio::test]
+async fn messages_prompt_caching_below_the_minimum_is_noticed() {
+    let (result, _) = call(AiRequestOptions {
+        model: Some("claude-haiku-4-5".into()),
+        prompt_caching: true,
+        ..AiRequestOptions::default()
+    })
+    .await;
+    let noticed = result
+        .attempts()
+        .iter()
+        .any(|a| a.notices.iter().any(|n| n.message.contains("cache")));
+    assert!(noticed, "no notice that the short prefix is not cached");
 }
 
 #[tokio::test]

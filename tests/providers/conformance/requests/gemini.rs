@@ -147,20 +147,14 @@ async fn a_whole_call_sends_only_recorded_fields() {
     );
 }
 
-/// Request cases that show a defect.
-pub mod defects {
-    use super::*;
-
-    #[tokio::test]
-    #[ignore = "defect: GeminiProvider::stream posts :generateContent and waits for the whole reply; it must post :streamGenerateContent?alt=sse (cassette test_google/test_google_model_stream.yaml) and read its data: events"]
-    async fn generate_stream_asks_for_the_event_stream() {
-        let sent = capture(at, &request("gemini-2.5-flash"), true)
-            .await
-            .unwrap();
-        check_fields("streamGenerateContent", &sent.body, GENERATE);
-        assert_eq!(
-            sent.target,
-            "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
-        );
-    }
+#[tokio::test]
+async fn generate_stream_asks_for_the_event_stream() {
+    let sent = capture(at, &request("gemini-2.5-flash"), true)
+        .await
+        .unwrap();
+    check_fields("streamGenerateContent", &sent.body, GENERATE);
+    assert_eq!(
+        sent.target,
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    );
 }

@@ -10,10 +10,10 @@
 //! python-genai types; Anthropic's API reference). [`check_fields`] fails on a body field that is
 //! in no table, or has another type: a field no recording or reference shows is a defect.
 //!
-//! Where an option does not reach the wire at all (it is dropped in silence), the case is in a
-//! `defects` module, `#[ignore]`d with what is wrong and what the provider must do; such a case
-//! passes once the option is sent as the recording shows, refused before sending (naming it), or
-//! noted on the attempt record.
+//! An option that cannot reach the wire as the caller set it (a sampling setting a reasoning model
+//! refuses, a thinking budget an API has no field for) has a case of its own: it must be refused
+//! before sending (naming it) or noted on the attempt record, never dropped in silence
+//! ([`told_or_sent`], [`refused_or_noticed`]).
 
 mod anthropic;
 mod gemini;

@@ -404,55 +404,44 @@ async fn thinking_budget_without_a_field(api: OpenAiApi) {
     told_or_sent(&result, &bodies, "thinking_budget", |_| false);
 }
 
-/// Request cases that show a defect.
-pub mod defects {
-    use super::*;
+#[tokio::test]
+async fn responses_reasoning_summary_is_asked_for_with_reasoning() {
+    let mut request = request("gpt-5-mini");
+    request.reasoning_effort = Some(ReasoningEffort::Medium);
+    let body = responses(request).await;
+    assert!(
+        body["reasoning"]["summary"].is_string(),
+        "reasoning.summary is not sent: {body}"
+    );
+}
 
-    #[tokio::test]
-    #[ignore = "defect: the Responses API is never asked for reasoning summaries: with reasoning on, the body must carry reasoning.summary (\"auto\", \"concise\" or \"detailed\", as the cassette test_openai_responses_model_thinking_part.yaml sends \"detailed\"), or AttemptRecord::reasoning stays empty against the real API"]
-    async fn responses_reasoning_summary_is_asked_for_with_reasoning() {
-        let mut request = request("gpt-5-mini");
-        request.reasoning_effort = Some(ReasoningEffort::Medium);
-        let body = responses(request).await;
-        assert!(
-            body["reasoning"]["summary"].is_string(),
-            "reasoning.summary is not sent: {body}"
-        );
-    }
+#[tokio::test]
+async fn responses_stream_asks_for_a_stream() {
+    let sent = capture(at(OpenAiApi::Responses), &request("gpt-5-mini"), true)
+        .await
+        .unwrap();
+    check_fields("Responses", &sent.body, RESPONSES);
+    assert_eq!(sent.body["stream"], true, "{}", sent.body);
+}
 
-    #[tokio::test]
-    #[ignore = "defect: with OpenAiApi::Responses, stream() sends no \"stream\": true (cassette test_openai_responses_model_web_search_tool_stream.yaml sends it): the provider must ask for the event stream and read it"]
-    async fn responses_stream_asks_for_a_stream() {
-        let sent = capture(at(OpenAiApi::Responses), &request("gpt-5-mini"), true)
-            .await
-            .unwrap();
-        check_fields("Responses", &sent.body, RESPONSES);
-        assert_eq!(sent.body["stream"], true, "{}", sent.body);
-    }
+#[tokio::test]
+async fn chat_temperature_is_kept_from_reasoning_models() {
+    temperature_on_reasoning_model(OpenAiApi::ChatCompletions, "o3-mini").await;
+}
 
-    #[tokio::test]
-    #[ignore = "defect: temperature is sent to OpenAI reasoning models (o-series, gpt-5), which refuse it with a 400; it must be refused before sending (naming model and setting) or left out with a notice, from a model-family table"]
-    async fn chat_temperature_is_kept_from_reasoning_models() {
-        temperature_on_reasoning_model(OpenAiApi::ChatCompletions, "o3-mini").await;
-    }
+#[tokio::test]
+async fn responses_temperature_is_kept_from_reasoning_models() {
+    temperature_on_reasoning_model(OpenAiApi::Responses, "gpt-5-mini").await;
+}
 
-    #[tokio::test]
-    #[ignore = "defect: temperature is sent to OpenAI reasoning models (o-series, gpt-5), which refuse it with a 400; it must be refused before sending (naming model and setting) or left out with a notice, from a model-family table"]
-    async fn responses_temperature_is_kept_from_reasoning_models() {
-        temperature_on_reasoning_model(OpenAiApi::Responses, "gpt-5-mini").await;
-    }
+#[tokio::test]
+async fn chat_thinking_budget_is_refused_or_noticed() {
+    thinking_budget_without_a_field(OpenAiApi::ChatCompletions).await;
+}
 
-    #[tokio::test]
-    #[ignore = "defect: thinking_budget is dropped in silence by Chat Completions, which has no such field: it must be refused before sending or noted on the attempt record (or mapped to reasoning_effort, and noted)"]
-    async fn chat_thinking_budget_is_refused_or_noticed() {
-        thinking_budget_without_a_field(OpenAiApi::ChatCompletions).await;
-    }
-
-    #[tokio::test]
-    #[ignore = "defect: thinking_budget is dropped in silence by the Responses API, which has no such field: it must be refused before sending or noted on the attempt record (or mapped to reasoning.effort, and noted)"]
-    async fn responses_thinking_budget_is_refused_or_noticed() {
-        thinking_budget_without_a_field(OpenAiApi::Responses).await;
-    }
+#[tokio::test]
+async fn responses_thinking_budget_is_refused_or_noticed() {
+    thinking_budget_without_a_field(OpenAiApi::Responses).await;
 }
 
 #[tokio::test]

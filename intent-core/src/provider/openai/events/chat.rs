@@ -19,7 +19,7 @@
 //! - A server may end the stream with an error after HTTP 200: the OpenAI SDK fails on any event
 //!   whose JSON has an `error` key; some servers name such an event `error`. Both break the stream.
 //!
-//! The reply rebuilt from the pieces is the one [`super::chat::parse`] reads from the same reply
+//! The reply rebuilt from the pieces is the one [`super::super::chat::parse`] reads from the same reply
 //! sent whole: the same finish-reason and usage rules (shared), the refusal and the reasoning only
 //! when they are not blank (blank pieces are held back until one that is not comes), the model the server
 //! named else the one asked for.
@@ -27,7 +27,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::chat::{content_text, finish_reason, ChatUsage};
+use super::super::chat::{content_text, finish_reason, ChatUsage};
 use crate::provider::pieces::{
     not_an_event, server_error, EventDecoder, Pieces, StreamEnd, StreamModel, StreamPiece,
     UntilNotBlank,
@@ -176,7 +176,7 @@ struct Delta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::pieces::decode_all;
+    use crate::provider::pieces::{assemble, decode_all};
     use crate::provider::{FinishReason, ReplyAssembler};
 
     fn chunk(delta: &str, finish: &str) -> String {
@@ -192,12 +192,6 @@ mod tests {
             body.as_bytes(),
             ChatDecoder::new("sent-model", &ApiKey::new("sk-secret-key")),
         )
-    }
-
-    fn assemble(pieces: Vec<StreamPiece>) -> crate::provider::AiResponse {
-        let mut reply = ReplyAssembler::new();
-        pieces.into_iter().for_each(|p| reply.push(p));
-        reply.finish().unwrap()
     }
 
     #[test]

@@ -1,0 +1,288 @@
+//! The capability table walked whole (`intent_core::__internals::capabilities`, the README's
+//! provider table): every option and request form set on every provider and API, against a
+//! server on 127.0.0.1, lands where its cell says: on the wire at the cell's field, refused before
+//! anything is sent (naming the option), or left out with a notice naming it
+//! (`Provider::notices`, what the attempt's record carries). No option is dropped in silence.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use intent_core::__internals::capabilities::{Api, Cell, Kind, Outcome, Row, APIS, TABLE};
+use intent_core::provider::{
+    AiResponse, AnthropicProvider, GeminiProvider, OpenAiApi, OpenAiProvider, Provider,
+    ProviderError, ReplyAssembler,
+};
+use intent_core::{AiRequest, ReasoningEffort, ResponseFormat};
+use serde_json::{json, Value};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use intent_tests::wire::{body_of, sent};
+
+/// The provider of `api` at `server`, retrying nothing.
+fn provider(api: Api, server: &MockServer) -> Box<dyn Provider> {
+    let timeout = Duration::from_secs(10);
+    match api {
+        Api::OpenAiChat | Api::OpenAiResponses => Box::new(
+            OpenAiProvider::new("sk-walk")
+                .with_base_url(format!("{}/v1", server.uri()))
+                .with_api(if api == Api::OpenAiChat {
+                    OpenAiApi::ChatCompletions
+                } else {
+                    OpenAiApi::Responses
+                })
+                .with_max_retries(0)
+                .with_timeout(timeout),
+        ),
+        Api::Anthropic => Box::new(
+            AnthropicProvider::new("sk-ant-walk")
+                .with_base_url(server.uri())
+                .with_max_retries(0)
+                .with_timeout(timeout),
+        ),
+        Api::Gemini => Box::new(
+            GeminiProvider::new("AIza-walk")
+                .with_base_url(server.uri())
+                .with_max_retries(0)
+                .with_timeout(timeout),
+        ),
+    }
+}
+
+/// A request with the row's option set (or its form), for `model`.
+fn request(kind: Kind, model: Option<&str>) -> AiRequest {
+    let mut request = AiRequest::new(
+        "You are terse.",
+        "## Intent\nCount the fruit.\n\n## Input (text)\n2 apples",
+    );
+    request.model = model.map(str::to_owned);
+    match kind {
+        Kind::Option("max_output_tokens") => request.max_output_tokens = Some(300),
+        Kind::Option("temperature") => request.temperature = Some(0.5),
+        Kind::Option("top_p") => request.top_p = Some(0.96),
+        Kind::Option("seed") => request.seed = Some(7),
+        Kind::Option("stop") => request.stop = vec!["END".into()],
+        Kind::Option("reasoning_effort") => request.reasoning_effort = Some(ReasoningEffort::Low),
+        Kind::Option("thinking_budget") => request.thinking_budget = Some(2048),
+        Kind::Option("prompt_caching") => request.prompt_caching = true,
+        Kind::Option("logprobs") => request.logprobs = true,
+        Kind::Option("extra_body") => {
+            let extra = json!({"extra_field": 1});
+            request.extra_body = Some(Arc::new(extra.as_object().unwrap().clone()));
+        }
+        Kind::Request("strict schema") => {
+            request = request.with_format(
+                ResponseFormat::JsonSchema,
+                Some(json!({
+                    "type": "object",
+                    "properties": {"value": {"type": "integer"}},
+                    "required": ["value"],
+                    "additionalProperties": false
+                })),
+            );
+        }
+        Kind::Request("JSON object") => {
+            request = request.with_format(ResponseFormat::JsonObject, None);
+        }
+        Kind::Request("`.stream()`") => {}
+        other => panic!("the walk does not know how to set {other:?}: teach it"),
+    }
+    request
+}
+
+/// What makes a cell's exception happen beyond its model: the values some refusals are about.
+fn trigger(kind: Kind, api: Api, request: &mut AiRequest) {
+    match (kind, api) {
+        (Kind::Option("max_output_tokens"), Api::OpenAiResponses) => {
+            request.max_output_tokens = Some(8);
+        }
+        (Kind::Option("temperature"), Api::Anthropic) => request.thinking_budget = Some(2048),
+        (Kind::Option("top_p"), Api::Anthropic) => {
+            request.model = Some("claude-haiku-4-5".into());
+            request.temperature = Some(0.5);
+        }
+        _ => {}
+    }
+}
+
+/// The option's name as refusals and notices name it.
+fn name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Option(name) | Kind::Request(name) | Kind::Reply(name) => name,
+    }
+}
+
+/// What reached the server for `request`, and the provider's outcome.
+struct Walked {
+    outcome: Result<AiResponse, ProviderError>,
+    /// The target (path and query) and body of the one request sent, if one was.
+    sent: Option<(String, Value)>,
+    notices: Vec<String>,
+}
+
+async fn walk(api: Api, request: &AiRequest, stream: bool) -> Walked {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(400).set_body_json(
+            json!({"error": {"message": "captured", "type": "invalid_request_error"}}),
+        ))
+        .mount(&server)
+        .await;
+    let provider = provider(api, &server);
+    let outcome = if stream {
+        ReplyAssembler::collect(provider.stream(request)).await
+    } else {
+        provider.complete(request).await
+    };
+    let requests = sent(&server).await;
+    assert!(
+        requests.len() <= 1,
+        "{api:?}: sent {} requests",
+        requests.len()
+    );
+    let sent = requests.first().map(|r| {
+        let target = match r.url.query() {
+            Some(query) => format!("{}?{query}", r.url.path()),
+            None => r.url.path().to_owned(),
+        };
+        (target, body_of(r))
+    });
+    let notices = provider
+        .notices(request)
+        .into_iter()
+        .map(|n| n.message)
+        .collect();
+    Walked {
+        outcome,
+        sent,
+        notices,
+    }
+}
+
+/// Whether `at` (a JSON pointer, or an endpoint's tail) is in what was sent.
+fn on_wire(at: &str, target: &str, body: &Value) -> bool {
+    if at.starts_with(':') || at.starts_with("/v") {
+        target.ends_with(at)
+    } else {
+        body.pointer(at).is_some_and(|v| !v.is_null())
+    }
+}
+
+/// The differences between what `row`'s cell of `api` says and what the provider did.
+async fn check(row: &Row, api: Api) -> Vec<String> {
+    let cell: &Cell = row.cell(api);
+    let option = name(row.kind);
+    let stream = row.kind == Kind::Request("`.stream()`");
+    let mut failures = Vec::new();
+    let tag = format!("{option} on {}", api.heading());
+    if let Some(wire) = cell.wire.filter(|w| !w.at.is_empty()) {
+        let walked = walk(api, &request(row.kind, wire.model), stream).await;
+        match &walked.sent {
+            Some((target, body)) if on_wire(wire.at, target, body) => {}
+            Some((target, body)) => failures.push(format!(
+                "{tag}: {} is not on the wire (POST {target}): {body}",
+                wire.at
+            )),
+            None => failures.push(format!(
+                "{tag}: nothing was sent: {:?}",
+                walked.outcome.err()
+            )),
+        }
+        let left_out = format!("`{option}` was not sent");
+        if let Some(notice) = walked.notices.iter().find(|n| n.starts_with(&left_out)) {
+            failures.push(format!("{tag}: sent, yet noticed as left out: {notice}"));
+        }
+    }
+    if let Some(unless) = cell.unless {
+        let model = unless.model.or_else(|| cell.wire.and_then(|w| w.model));
+        let mut request = request(row.kind, model);
+        trigger(row.kind, api, &mut request);
+        let walked = walk(api, &request, stream).await;
+        match unless.outcome {
+            Outcome::Refused => match (&walked.sent, &walked.outcome) {
+                (None, Err(error)) if error.message.contains(option) => {}
+                (None, Err(error)) => failures.push(format!(
+                    "{tag}: refused, but the error does not name it: {}",
+                    error.message
+                )),
+                (Some((target, _)), _) => failures.push(format!(
+                    "{tag}: must be refused before sending ({}), yet POST {target} went out",
+                    unless.when
+                )),
+                (None, Ok(_)) => failures.push(format!("{tag}: a reply with nothing sent")),
+            },
+            Outcome::Noticed => {
+                if let (Some(wire), Some((target, body))) = (cell.wire, &walked.sent) {
+                    if on_wire(wire.at, target, body) {
+                        failures.push(format!(
+                            "{tag}: must be left out ({}), yet {} was sent: {body}",
+                            unless.when, wire.at
+                        ));
+                    }
+                }
+                if walked.sent.is_none() {
+                    failures.push(format!(
+                        "{tag}: must be left out with a notice, yet nothing was sent: {:?}",
+                        walked.outcome.err()
+                    ));
+                }
+                let left_out = format!("`{option}` was not sent");
+                if !walked.notices.iter().any(|n| n.starts_with(&left_out)) {
+                    failures.push(format!(
+                        "{tag}: left out ({}) without a notice naming it; notices: {:?}",
+                        unless.when, walked.notices
+                    ));
+                }
+            }
+        }
+    }
+    failures
+}
+
+#[tokio::test]
+async fn every_option_on_every_provider_is_sent_refused_or_noticed() {
+    let mut failures = Vec::new();
+    let mut walked = 0;
+    for row in TABLE {
+        if matches!(row.kind, Kind::Reply(_) | Kind::Request("batch run")) {
+            continue;
+        }
+        for api in APIS {
+            failures.extend(check(row, api).await);
+            walked += 1;
+        }
+    }
+    assert!(walked >= 50, "only {walked} cells were walked");
+    assert!(
+        failures.is_empty(),
+        "the providers differ from the capability table:\n  - {}",
+        failures.join("\n  - ")
+    );
+}
+
+#[test]
+fn a_batch_run_goes_where_the_table_says() {
+    let row = TABLE
+        .iter()
+        .find(|r| r.kind == Kind::Request("batch run"))
+        .expect("the table has a batch row");
+    let providers: [(Api, Box<dyn Provider>); 4] = [
+        (Api::OpenAiChat, Box::new(OpenAiProvider::new("sk-walk"))),
+        (
+            Api::OpenAiResponses,
+            Box::new(OpenAiProvider::new("sk-walk").with_api(OpenAiApi::Responses)),
+        ),
+        (
+            Api::Anthropic,
+            Box::new(AnthropicProvider::new("sk-ant-walk")),
+        ),
+        (Api::Gemini, Box::new(GeminiProvider::new("AIza-walk"))),
+    ];
+    for (api, provider) in providers {
+        let refused = row
+            .cell(api)
+            .unless
+            .is_some_and(|u| u.outcome == Outcome::Refused);
+        assert_eq!(provider.batch_client().is_none(), refused, "{api:?}");
+    }
+}
