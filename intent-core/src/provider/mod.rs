@@ -42,6 +42,9 @@ mod transport;
 pub use crate::error::{ProviderError, ProviderErrorKind};
 pub use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 pub use crate::result::FinishReason;
+pub use crate::toolbox::{
+    RequestTools, ToolCall, ToolChoice, ToolDefinition, ToolResult, ToolRound,
+};
 pub use anthropic::{Anthropic, AnthropicProvider};
 pub use batch::BatchClient;
 pub use gemini::{Gemini, GeminiProvider};
@@ -106,6 +109,9 @@ pub struct AiResponse {
     /// The log probabilities of the reply's tokens, in order, when the request asked for them
     /// ([`AiRequest::logprobs`]) and the provider gave them; `None` when it gave none.
     pub logprobs: Option<Vec<TokenLogprob>>,
+    /// The tools the model called, in order, when the request offered tools
+    /// ([`AiRequest::tools`]) and the model called some instead of answering; empty otherwise.
+    pub tool_calls: Vec<ToolCall>,
 }
 
 impl AiResponse {
@@ -128,6 +134,7 @@ impl AiResponse {
             reasoning: None,
             rate_limit: None,
             logprobs: None,
+            tool_calls: Vec::new(),
         }
     }
 }

@@ -153,6 +153,14 @@ impl Redacting {
                     out.push_back(StreamPiece::Logprobs(tokens));
                 }
             }
+            StreamPiece::ToolCall(call) => {
+                // Whole calls: redacted as a whole, like a complete reply's.
+                out.push_back(StreamPiece::ToolCall(super::super::ToolCall::new(
+                    key.redact(call.id),
+                    key.redact(call.name),
+                    key.redact(call.arguments),
+                )));
+            }
             StreamPiece::End(mut end) => {
                 send(self.reasoning.finish(key), StreamPiece::Reasoning);
                 send(self.text.finish(key), StreamPiece::Text);

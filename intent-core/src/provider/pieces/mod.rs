@@ -79,6 +79,9 @@ pub enum StreamPiece {
     /// The log probabilities of the tokens of the text pieces so far not covered by an earlier
     /// such piece, when the request asked for them.
     Logprobs(Vec<super::TokenLogprob>),
+    /// A tool call, whole: its arguments assembled from the vendor's deltas before it is
+    /// handed on (a streamed call's partial answers are of its final answer only).
+    ToolCall(super::ToolCall),
     /// The end of a complete reply: always the last piece.
     End(StreamEnd),
 }
@@ -159,6 +162,7 @@ pub struct ReplyAssembler {
     reasoning: Option<String>,
     refusal: Option<String>,
     logprobs: Option<Vec<super::TokenLogprob>>,
+    tool_calls: Vec<super::ToolCall>,
     end: Option<StreamEnd>,
 }
 
@@ -181,6 +185,7 @@ impl ReplyAssembler {
             StreamPiece::Logprobs(tokens) => {
                 self.logprobs.get_or_insert_with(Vec::new).extend(tokens)
             }
+            StreamPiece::ToolCall(call) => self.tool_calls.push(call),
             StreamPiece::End(end) => self.end = Some(end),
         }
     }
@@ -241,6 +246,7 @@ impl ReplyAssembler {
         response.reasoning = self.reasoning;
         response.usage = end.usage;
         response.logprobs = self.logprobs;
+        response.tool_calls = self.tool_calls;
         Ok(response)
     }
 
@@ -310,6 +316,7 @@ pub(crate) fn reply_pieces(
     if let Some(tokens) = response.logprobs {
         pieces.push(StreamPiece::Logprobs(tokens));
     }
+    pieces.extend(response.tool_calls.into_iter().map(StreamPiece::ToolCall));
     pieces.push(StreamPiece::End(StreamEnd::new(
         response.finish_reason,
         response.usage,

@@ -262,6 +262,7 @@ impl Redact for AiResponse {
             reasoning,
             rate_limit,
             logprobs,
+            tool_calls,
         } = self;
         let finish_reason = match finish_reason {
             FinishReason::Other(reason) => FinishReason::Other(key.redact(reason)),
@@ -277,6 +278,17 @@ impl Redact for AiResponse {
         response.rate_limit = rate_limit;
         // Tokens cannot be redacted one by one: tokens that write the key are dropped whole.
         response.logprobs = logprobs.filter(|tokens| !key.in_tokens(tokens));
+        // A model that writes the key into a tool's arguments does not get it into the call.
+        response.tool_calls = tool_calls
+            .into_iter()
+            .map(|call| {
+                crate::provider::ToolCall::new(
+                    key.redact(call.id),
+                    key.redact(call.name),
+                    key.redact(call.arguments),
+                )
+            })
+            .collect();
         response
     }
 }
