@@ -412,7 +412,7 @@ mod tests {
     #[test]
     fn streamed_pieces_assemble_into_whole_calls_in_index_order() {
         let mut calls = CallAssembler::default();
-        let deltas = |v: Value| serde_json::from_value::<Vec<ChatCallDelta>>(v).unwrap();
+        let deltas = |v: Value| serde_json::from_str::<Vec<ChatCallDelta>>(&v.to_string()).unwrap();
         calls.push(deltas(
             json!([{"index": 1, "id": "b", "function": {"name": "w", "arguments": ""}}]),
         ));
