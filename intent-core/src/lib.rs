@@ -159,6 +159,7 @@ mod relay;
 mod request;
 mod result;
 mod send;
+mod toolbox;
 mod trust;
 
 pub mod cache;
@@ -177,6 +178,7 @@ pub mod stream;
 #[cfg_attr(docsrs, doc(cfg(feature = "arrow")))]
 pub mod table;
 pub mod testing;
+pub mod tool;
 
 pub use attachment::{Attachment, ImageDetail};
 pub use call::AiCall;
@@ -185,7 +187,7 @@ pub use error::IntentError;
 pub use escalation::Escalation;
 pub use intent::Intent;
 pub use options::{
-    AiRequestOptions, AnswerChecks, IntentClientOptions, IntentExample, JudgeOptions,
+    AiRequestOptions, AnswerChecks, IntentClientOptions, IntentExample, JudgeOptions, OutputMode,
 };
 pub use request::{
     AiRequest, ReasoningEffort, ResponseFormat, DEFAULT_SCHEMA_NAME, JUDGE_SCHEMA_NAME,
@@ -207,6 +209,7 @@ pub mod prelude {
         AnthropicProvider, GeminiProvider, OpenAiProvider, ScriptedProvider,
     };
     pub use crate::stream::{ElementEvent, Partial, StreamEvent};
+    pub use crate::tool::Tool;
     pub use crate::{
         AiRequestOptions, AiResult, AnswerChecks, Attachment, AttemptRecord, Escalation, Intent,
         IntentClient, IntentClientOptions, IntentError, IntentExample, IssueKind, JudgeOptions,

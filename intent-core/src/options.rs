@@ -162,6 +162,38 @@ pub struct AiRequestOptions {
     /// without them says so in its attempt's notices. Probabilities belong to a live reply: a call
     /// that asks for them neither reads nor writes the cache.
     pub logprobs: bool,
+    /// The most tool calls a call may make, over all its rounds and attempts (8 when `None`):
+    /// the model asking for more ends the call with an [`IssueKind::Limit`](crate::IssueKind::Limit)
+    /// issue naming the limit. Matters only for a call with tools ([`AiCall::tool`](crate::AiCall::tool)).
+    pub max_tool_calls: Option<u32>,
+    /// How the typed answer is asked for ([`OutputMode`]); [`OutputMode::Native`] when `None`.
+    pub output_mode: Option<OutputMode>,
+}
+
+/// How a call asks the model for its typed answer. Whichever the mode, the answer is read and
+/// verified by the same reader, against the same type.
+///
+/// ```
+/// use intent_core::{AiRequestOptions, OutputMode};
+///
+/// let options = AiRequestOptions { output_mode: Some(OutputMode::Tool), ..Default::default() };
+/// assert_eq!(options.output_mode, Some(OutputMode::Tool));
+/// assert_eq!(OutputMode::default(), OutputMode::Native);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum OutputMode {
+    /// The provider's own structured output: a strict JSON schema where the type has one,
+    /// else JSON-object mode (today's behaviour).
+    #[default]
+    Native,
+    /// The answer is the arguments of one forced tool, `final_answer`, whose parameters are the
+    /// answer's `{"value": ...}` envelope schema: for servers with tool calling but no schema
+    /// mode. No `response_format` is sent.
+    Tool,
+    /// JSON in the reply's text, the schema written into the prompt; nothing asked of the
+    /// provider's structured output at all.
+    Prompted,
 }
 
 /// The checks that question an answer which reads, verifies and passes its rules, yet is likely
@@ -284,6 +316,8 @@ impl AiRequestOptions {
             prompt_caching,
             answer_checks,
             logprobs,
+            max_tool_calls,
+            output_mode,
         } = over;
         fn set<T>(field: &mut Option<T>, over: Option<T>) {
             if over.is_some() {
@@ -308,6 +342,8 @@ impl AiRequestOptions {
         self.prompt_caching |= prompt_caching;
         set(&mut self.answer_checks, answer_checks);
         self.logprobs |= logprobs;
+        set(&mut self.max_tool_calls, max_tool_calls);
+        set(&mut self.output_mode, output_mode);
         for line in rule_lines {
             if !self.rule_lines.contains(&line) {
                 self.rule_lines.push(line);

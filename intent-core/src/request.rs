@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::attachment::Attachment;
+use crate::toolbox::RequestTools;
 
 /// The schema name sent with a result's strict schema.
 pub const DEFAULT_SCHEMA_NAME: &str = "intent_output";
@@ -141,6 +142,9 @@ pub struct AiRequest {
     /// Ask for the log probabilities of the reply's tokens ([`AiResponse::logprobs`](crate::provider::AiResponse::logprobs));
     /// a provider that gives none refuses the request before sending it.
     pub logprobs: bool,
+    /// The tools the model may call and the rounds of calls and results so far, for a call with
+    /// tools; `None` for every other request, which carries nothing more for them.
+    pub tools: Option<Arc<RequestTools>>,
 }
 
 impl AiRequest {
@@ -164,6 +168,7 @@ impl AiRequest {
             stop: Vec::new(),
             extra_body: None,
             logprobs: false,
+            tools: None,
         }
     }
 
@@ -202,6 +207,7 @@ impl AiRequest {
             + self.user.len()
             + self.schema.as_ref().map_or(0, |s| s.json().len())
             + crate::attachment::provider_limits::body_len(&self.attachments)
+            + self.tools.as_ref().map_or(0, |tools| tools.text_len())
     }
 
     /// The same request with a format and schema.

@@ -207,6 +207,10 @@ pub struct AttemptRecord {
     /// writes them (empty when the provider gave no log probabilities, or the reply holds no such
     /// member).
     pub confidence: Vec<MemberConfidence>,
+    /// The tools the model called during this attempt, in order, over every round: each with
+    /// its arguments as sent, what went back, and how long it took (empty for a call without
+    /// tools).
+    pub tool_calls: Vec<crate::toolbox::ToolCallRecord>,
 }
 
 /// How sure the model was of one enum or `bool` member of its answer: the probability of the
@@ -287,6 +291,7 @@ impl AttemptRecord {
             notices: Vec::new(),
             judge: None,
             confidence: Vec::new(),
+            tool_calls: Vec::new(),
         }
     }
 

@@ -13,6 +13,7 @@ mod finish;
 mod limits;
 mod reply;
 mod token_budget;
+mod tools;
 
 use std::any::type_name;
 use std::future::{Future, IntoFuture};
@@ -26,6 +27,7 @@ use tracing::Instrument;
 pub(crate) use self::checks::finish_issue;
 pub(crate) use self::limits::Limits;
 pub(crate) use self::reply::asked;
+pub(crate) use self::tools::CallTools;
 
 use self::checks::Checked;
 use self::finish::Tally;
@@ -75,15 +77,28 @@ struct Job<'c, 'a, T> {
     relay: Option<&'c dyn Relay>,
     /// The providers that refused the call's strict schema, asked in JSON-object mode since.
     step_downs: crate::send::StepDowns,
+    /// The call's tools, for a call with tools or [`OutputMode::Tool`](crate::OutputMode::Tool).
+    tools: Option<&'c CallTools>,
 }
 
 impl<T> Job<'_, '_, T> {
-    /// The client's cache, unless the request skips it or asks for log probabilities (which
-    /// belong to a live reply).
+    /// The client's cache, unless the request skips it, asks for log probabilities (which
+    /// belong to a live reply) or has tools (whose rounds run the handlers anew).
     fn cache(&self) -> Option<&dyn Cache> {
         self.client
             .cache()
-            .filter(|_| !self.options.no_cache && !self.options.logprobs)
+            .filter(|_| !self.options.no_cache && !self.options.logprobs && self.tools.is_none())
+    }
+
+    /// An attempt's request as this call sends it: offering its tools, and in
+    /// [`OutputMode::Prompted`](crate::OutputMode::Prompted) with the schema in the prompt.
+    fn shape_request(&self, request: &mut crate::request::AiRequest) {
+        if self.options.output_mode == Some(crate::options::OutputMode::Prompted) {
+            crate::send::schema_in_prompt(request, crate::request::ResponseFormat::Text);
+        }
+        if let Some(tools) = self.tools {
+            tools.offer(request);
+        }
     }
 }
 
@@ -135,6 +150,7 @@ async fn run_inner<T: Intent + Send>(
         mut options,
         checks,
         json_checks,
+        tools,
     } = call;
     let input = match input {
         Ok(input) => input,
@@ -159,6 +175,10 @@ async fn run_inner<T: Intent + Send>(
                 error.to_string(),
             )])
         }
+    };
+    let tools = match CallTools::new(tools, &options, &info) {
+        Ok(tools) => tools,
+        Err(issue) => return AiResult::failure(vec![issue]),
     };
     let limits = Limits::new(client, &options);
     // A policy that may not retry takes the answer at once: a switch turned off makes it so.
@@ -221,6 +241,7 @@ async fn run_inner<T: Intent + Send>(
         verify: &verify,
         relay,
         step_downs: Default::default(),
+        tools: tools.as_ref(),
     };
     attempts(&job, &limits).await
 }
@@ -274,6 +295,7 @@ pub(crate) async fn run_plan_relayed<T: Send>(
     options: &AiRequestOptions,
     verify: &Verifier<'_, T>,
     relay: Option<&dyn Relay>,
+    tools: Option<&CallTools>,
 ) -> AiResult<T> {
     let limits = Limits::new(client, options);
     let job = Job {
@@ -286,6 +308,7 @@ pub(crate) async fn run_plan_relayed<T: Send>(
         verify,
         relay,
         step_downs: Default::default(),
+        tools,
     };
     attempts(&job, &limits).await
 }
@@ -300,6 +323,7 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
         }
         let started = Instant::now();
         let mut request = job.plan.request(tally.last());
+        job.shape_request(&mut request);
         let mut record = AttemptRecord::new(number);
         if let Err(limit) = token_budget::fit(&mut request, limits, tally.usage, &tally.records) {
             return tally.fail_with(Some(limit));
@@ -307,35 +331,67 @@ async fn attempts<T: Send>(job: &Job<'_, '_, T>, limits: &Limits) -> AiResult<T>
         let span = observe::spans::attempt(number);
         observe::attempt_started(number);
 
-        let mut answer =
-            match reply::answer(job, limits, &request, number, &mut first_key, &span).await {
-                Answered::Reply(answer) => answer,
-                Answered::Deadline => {
-                    // No provider answered: the record names the one that was asked.
-                    record.provider = first_asked(job).to_owned();
-                    record.latency = started.elapsed();
-                    record.issues.extend(limits.deadline_issue());
-                    return tally.fail_at(record, &span, "deadline");
+        let answered = reply::answer(job, limits, &request, number, &mut first_key, &span).await;
+        let answered = match answered {
+            Answered::Reply(answer) if job.tools.is_some() => {
+                let spent = tally.usage;
+                let rounds = tools::rounds(
+                    job,
+                    limits,
+                    &request,
+                    answer,
+                    number,
+                    &mut first_key,
+                    &span,
+                    spent,
+                    &mut record,
+                )
+                .await;
+                match rounds {
+                    tools::Rounds::Answer(answer) => Answered::Reply(answer),
+                    tools::Rounds::Deadline => Answered::Deadline,
+                    tools::Rounds::Failed(error) => Answered::Failed(error),
+                    tools::Rounds::Limit(issue) => {
+                        record.provider = first_asked(job).to_owned();
+                        record.latency = started.elapsed();
+                        record.issues.push(issue);
+                        tally.usage += record.usage;
+                        return tally.fail_at(record, &span, "limit");
+                    }
                 }
-                Answered::Failed(error) => {
-                    record.latency = started.elapsed();
-                    record.provider = if error.provider.is_empty() {
-                        first_asked(job).to_owned()
-                    } else {
-                        error.provider.clone()
-                    };
-                    // A rate limit that would hold the request past the deadline is the call's
-                    // limit.
-                    let kind = match error.kind {
-                        ProviderErrorKind::RateLimitWait => IssueKind::Limit,
-                        _ => IssueKind::Provider,
-                    };
-                    record
-                        .issues
-                        .push(ResultIssue::new(kind, error.to_string()));
-                    return tally.fail_at(record, &span, "provider failed");
-                }
-            };
+            }
+            other => other,
+        };
+        let mut answer = match answered {
+            Answered::Reply(answer) => answer,
+            Answered::Deadline => {
+                // No provider answered: the record names the one that was asked.
+                record.provider = first_asked(job).to_owned();
+                record.latency = started.elapsed();
+                record.issues.extend(limits.deadline_issue());
+                tally.usage += record.usage;
+                return tally.fail_at(record, &span, "deadline");
+            }
+            Answered::Failed(error) => {
+                tally.usage += record.usage;
+                record.latency = started.elapsed();
+                record.provider = if error.provider.is_empty() {
+                    first_asked(job).to_owned()
+                } else {
+                    error.provider.clone()
+                };
+                // A rate limit that would hold the request past the deadline is the call's
+                // limit.
+                let kind = match error.kind {
+                    ProviderErrorKind::RateLimitWait => IssueKind::Limit,
+                    _ => IssueKind::Provider,
+                };
+                record
+                    .issues
+                    .push(ResultIssue::new(kind, error.to_string()));
+                return tally.fail_at(record, &span, "provider failed");
+            }
+        };
         finish::record_answer(&mut record, &mut answer);
         if job.options.logprobs {
             finish::record_confidence(&mut record, job.info, &answer.response);

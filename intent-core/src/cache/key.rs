@@ -62,6 +62,13 @@ impl CacheKey {
             .map(crate::attachment::cache_part)
             .collect();
         let sampling = request.sampling_key();
+        // The tools offered and the rounds so far (a cassette replays each round by it), also
+        // only when there are any.
+        let tools = request.tools.as_ref().map(|tools| {
+            let mut part = String::from("tools=");
+            part.push_str(&serde_json::to_string(&**tools).unwrap_or_default());
+            part
+        });
         CacheKey::from_parts(
             [
                 "intent-cache-v1",
@@ -79,7 +86,8 @@ impl CacheKey {
             .chain(effort.as_deref())
             .chain(budget.as_deref())
             .chain(attachments.iter().map(String::as_str))
-            .chain(sampling.as_deref()),
+            .chain(sampling.as_deref())
+            .chain(tools.as_deref()),
         )
     }
 

@@ -410,6 +410,7 @@ impl PreparedChunk {
             &self.options,
             &verify,
             relay,
+            None,
         )
         .await;
         Some(result)

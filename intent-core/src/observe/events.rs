@@ -445,3 +445,30 @@ impl ChunkFinished {
         }
     }
 }
+
+/// A tool the model called was run, or refused (arguments that did not read, an unknown tool),
+/// and its result went back to the model.
+///
+/// ```
+/// use intent_core::observe::{CallId, Origin, ToolCalled};
+/// use intent_core::tool::ToolCallRecord;
+///
+/// let record = ToolCallRecord::new("lookup_order", serde_json::json!({"order_id": "A17"}));
+/// let event = ToolCalled::new(Origin::new(CallId::new(1), "u32"), &record);
+/// assert_eq!(event.record.name, "lookup_order");
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ToolCalled<'a> {
+    /// Where it happened.
+    pub origin: Origin,
+    /// The call: the tool's name, its arguments, what went back and how long it took.
+    pub record: &'a crate::toolbox::ToolCallRecord,
+}
+
+impl<'a> ToolCalled<'a> {
+    /// The event of the tool call `record`.
+    pub fn new(origin: Origin, record: &'a crate::toolbox::ToolCallRecord) -> Self {
+        ToolCalled { origin, record }
+    }
+}

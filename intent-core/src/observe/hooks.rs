@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::dispatch::emit;
 use super::events::{
     AttemptFailed, CacheHit, ChunkFinished, FallbackTaken, JudgeOutcome, JudgeVerdict,
-    ReplyReceived, RequestSent, TransportRetry,
+    ReplyReceived, RequestSent, ToolCalled, TransportRetry,
 };
 use crate::error::ProviderError;
 use crate::request::AiRequest;
@@ -159,5 +159,14 @@ pub(crate) fn chunk_finished(
             latency,
         },
         |observer, event| observer.chunk_finished(event),
+    );
+}
+
+/// The tool call `record` was run (or refused) and its result went back.
+pub(crate) fn tool_called(record: &crate::toolbox::ToolCallRecord) {
+    emit(
+        "tool_called",
+        |origin| ToolCalled { origin, record },
+        |observer, event| observer.tool_called(event),
     );
 }

@@ -98,7 +98,7 @@ pub(crate) mod spans;
 
 pub use events::{
     AttemptFailed, CacheHit, CallId, ChunkFinished, FallbackTaken, JudgeOutcome, JudgeVerdict,
-    Origin, ReplyReceived, RequestSent, TransportRetry,
+    Origin, ReplyReceived, RequestSent, ToolCalled, TransportRetry,
 };
 pub use spans::FIELDS;
 
@@ -168,6 +168,11 @@ pub trait Observer: Send + Sync + 'static {
     fn chunk_finished(&self, event: &ChunkFinished) {
         let _ = event;
     }
+
+    /// A tool the model called was run (or refused), and its result went back to the model.
+    fn tool_called(&self, event: &ToolCalled<'_>) {
+        let _ = event;
+    }
 }
 
 /// An observer shared with the rest of the program observes as itself.
@@ -195,5 +200,8 @@ impl<O: Observer + ?Sized> Observer for std::sync::Arc<O> {
     }
     fn chunk_finished(&self, event: &ChunkFinished) {
         (**self).chunk_finished(event);
+    }
+    fn tool_called(&self, event: &ToolCalled<'_>) {
+        (**self).tool_called(event);
     }
 }

@@ -58,6 +58,10 @@ pub const CHUNKS: &str = "chunks";
 pub const CHUNK: &str = "chunk";
 /// `failed`: how many elements of a collection call have no value.
 pub const FAILED: &str = "failed";
+/// `gen_ai.tool.name`: the tool an `intent.tool` span ran.
+pub const GEN_AI_TOOL_NAME: &str = "gen_ai.tool.name";
+/// `gen_ai.tool.call.id`: the vendor's id of the tool call.
+pub const GEN_AI_TOOL_CALL_ID: &str = "gen_ai.tool.call.id";
 
 /// Every field name of the library's spans, each with the spans that carry it: one table, for
 /// the docs and for the test that keeps the spans and it in step.
@@ -69,7 +73,18 @@ pub const FAILED: &str = "failed";
 /// assert!(spans.contains(&"intent.judge"));
 /// ```
 pub const FIELDS: &[(&str, &[&str])] = &[
-    (GEN_AI_OPERATION_NAME, GEN_AI_SPANS),
+    (
+        GEN_AI_OPERATION_NAME,
+        &[
+            CALL_SPAN,
+            ATTEMPT_SPAN,
+            JUDGE_SPAN,
+            COLLECTION_SPAN,
+            TOOL_SPAN,
+        ],
+    ),
+    (GEN_AI_TOOL_NAME, &[TOOL_SPAN]),
+    (GEN_AI_TOOL_CALL_ID, &[TOOL_SPAN]),
     (GEN_AI_PROVIDER_NAME, GEN_AI_SPANS),
     (GEN_AI_REQUEST_MODEL, GEN_AI_SPANS),
     (GEN_AI_RESPONSE_MODEL, GEN_AI_SPANS),
@@ -85,10 +100,19 @@ pub const FIELDS: &[(&str, &[&str])] = &[
     (INPUT_TOKENS, &[CALL_SPAN, ATTEMPT_SPAN]),
     (OUTPUT_TOKENS, &[CALL_SPAN, ATTEMPT_SPAN]),
     (FROM_CACHE, &[ATTEMPT_SPAN]),
-    (OUTCOME, &[CALL_SPAN, ATTEMPT_SPAN, COLLECTION_SPAN]),
+    (
+        OUTCOME,
+        &[CALL_SPAN, ATTEMPT_SPAN, COLLECTION_SPAN, TOOL_SPAN],
+    ),
     (
         LATENCY_MS,
-        &[CALL_SPAN, ATTEMPT_SPAN, JUDGE_SPAN, COLLECTION_SPAN],
+        &[
+            CALL_SPAN,
+            ATTEMPT_SPAN,
+            JUDGE_SPAN,
+            COLLECTION_SPAN,
+            TOOL_SPAN,
+        ],
     ),
     (VERDICT, &[JUDGE_SPAN]),
     (ELEMENTS, &[COLLECTION_SPAN, CHUNK_SPAN]),
@@ -102,6 +126,7 @@ const ATTEMPT_SPAN: &str = "intent.attempt";
 const JUDGE_SPAN: &str = "intent.judge";
 const COLLECTION_SPAN: &str = "intent.collection";
 const CHUNK_SPAN: &str = "intent.chunk";
+const TOOL_SPAN: &str = "intent.tool";
 const GEN_AI_SPANS: &[&str] = &[CALL_SPAN, ATTEMPT_SPAN, JUDGE_SPAN, COLLECTION_SPAN];
 
 /// The GenAI operation every span of this library describes: a chat completion.
@@ -172,6 +197,27 @@ pub(crate) fn finish_call<T>(span: &Span, result: &AiResult<T>, started: Instant
         issues = result.issues().len(),
         "intent call finished"
     );
+}
+
+/// The span of one tool call (OTel GenAI's `execute_tool` operation): the tool's name and the
+/// call's id; [`finish_tool`] records how it ended.
+pub(crate) fn tool(name: &str, call_id: &str) -> Span {
+    tracing::info_span!(
+        "intent.tool",
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = name,
+        gen_ai.tool.call.id = call_id,
+        outcome = field::Empty,
+        latency_ms = field::Empty,
+    )
+}
+
+/// Closes a tool call's span: `ok` or `error`, and how long the tool took.
+pub(crate) fn finish_tool(span: &Span, is_error: bool, latency: Duration) {
+    if !span.is_disabled() {
+        span.record(OUTCOME, if is_error { "error" } else { "ok" });
+        span.record(LATENCY_MS, millis(latency));
+    }
 }
 
 /// The span of attempt `number`.
@@ -386,6 +432,7 @@ mod tests {
             JUDGE_SPAN,
             COLLECTION_SPAN,
             CHUNK_SPAN,
+            TOOL_SPAN,
         ] {
             let metadata = metadata_of(name);
             assert_eq!(metadata.name(), name);
@@ -406,6 +453,7 @@ mod tests {
             ATTEMPT_SPAN => attempt(1),
             JUDGE_SPAN => judge(&Span::none()),
             COLLECTION_SPAN => collection(CallId::new(1), "u32", ""),
+            TOOL_SPAN => tool("lookup_order", "call_1"),
             _ => chunk(1, 1),
         };
         span.metadata().expect("the span is enabled")

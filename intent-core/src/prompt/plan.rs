@@ -238,6 +238,7 @@ impl PromptPlan {
             stop: self.stop.clone(),
             extra_body: self.extra_body.clone(),
             logprobs: self.logprobs,
+            tools: None,
         }
     }
 

@@ -45,6 +45,9 @@ mod transport;
 pub use crate::error::{ProviderError, ProviderErrorKind};
 pub use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 pub use crate::result::FinishReason;
+pub use crate::toolbox::{
+    RequestTools, ToolCall, ToolChoice, ToolDefinition, ToolResult, ToolRound,
+};
 pub use anthropic::{Anthropic, AnthropicProvider};
 pub use batch::BatchClient;
 pub use gemini::{Gemini, GeminiProvider};
@@ -109,6 +112,14 @@ pub struct AiResponse {
     /// The log probabilities of the reply's tokens, in order, when the request asked for them
     /// ([`AiRequest::logprobs`]) and the provider gave them; `None` when it gave none.
     pub logprobs: Option<Vec<TokenLogprob>>,
+    /// The tools the model called, in order, when the request offered tools
+    /// ([`AiRequest::tools`]) and the model called some instead of answering; empty otherwise.
+    pub tool_calls: Vec<ToolCall>,
+    /// With tool calls: the model's turn as the vendor must be sent it again on the next round,
+    /// when it holds more than text and calls (Anthropic's content blocks with their signed
+    /// `thinking` blocks; Gemini's parts with their `thoughtSignature`s). Goes to
+    /// [`ToolRound::vendor_turn`].
+    pub vendor_turn: Option<Box<serde_json::Value>>,
 }
 
 impl AiResponse {
@@ -131,6 +142,8 @@ impl AiResponse {
             reasoning: None,
             rate_limit: None,
             logprobs: None,
+            tool_calls: Vec::new(),
+            vendor_turn: None,
         }
     }
 }

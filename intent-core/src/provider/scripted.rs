@@ -48,6 +48,33 @@ impl ScriptedReply {
         ScriptedReply::Delayed(delay, Box::new(self))
     }
 
+    /// One assistant turn of tool calls: each a tool's name and its arguments, in order (the
+    /// calls get the ids `call_1`, `call_2`, ...). A call with tools runs them and asks again.
+    ///
+    /// ```
+    /// use intent_core::provider::ScriptedReply;
+    ///
+    /// let turn = ScriptedReply::tool_calls([("lookup_order", serde_json::json!({"order_id": "A17"}))]);
+    /// let ScriptedReply::Response(reply) = turn else { unreachable!() };
+    /// assert_eq!(reply.tool_calls[0].name, "lookup_order");
+    /// assert_eq!(reply.tool_calls[0].arguments, r#"{"order_id":"A17"}"#);
+    /// ```
+    pub fn tool_calls<'n>(calls: impl IntoIterator<Item = (&'n str, serde_json::Value)>) -> Self {
+        let calls = calls.into_iter().enumerate().map(|(i, (name, arguments))| {
+            let arguments = match arguments {
+                // A string is the arguments' text itself, as a model may write it (broken,
+                // cut off): sent on unread.
+                serde_json::Value::String(text) => text,
+                other => other.to_string(),
+            };
+            super::ToolCall::new(format!("call_{}", i + 1), name, arguments)
+        });
+        let mut response = AiResponse::new("", ScriptedProvider::MODEL);
+        response.finish_reason = FinishReason::Other("tool_calls".to_owned());
+        response.tool_calls = calls.collect();
+        ScriptedReply::Response(response)
+    }
+
     /// A streamed reply that breaks after `text` (see [`ScriptedReply::BrokenStream`]).
     ///
     /// ```
@@ -264,6 +291,8 @@ impl ScriptedProvider {
 }
 
 /// A scripted reply, once its delays are over.
+// A reply is the common case: boxing it would allocate once more on every call.
+#[allow(clippy::large_enum_variant)]
 enum Answer {
     Response(AiResponse),
     Broken(String),

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 pub(crate) use self::escalate::route;
 pub(crate) use self::reasoning::reasoning_of;
-pub(crate) use self::step_down::StepDowns;
+pub(crate) use self::step_down::{schema_in_prompt, StepDowns};
 
 use crate::client::IntentClient;
 use crate::observe;

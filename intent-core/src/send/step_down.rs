@@ -62,16 +62,23 @@ pub(super) fn refuses_strict_schema(request: &AiRequest, error: &ProviderError) 
 /// instead (the type's description is already there), so the model still sees every member.
 pub(super) fn json_object_request(request: &AiRequest) -> AiRequest {
     let mut stepped = request.clone();
-    stepped.format = ResponseFormat::JsonObject;
-    if let Some(schema) = stepped.schema.take() {
+    schema_in_prompt(&mut stepped, ResponseFormat::JsonObject);
+    stepped
+}
+
+/// `request` asked for in `format` (JSON-object mode, or text for
+/// [`OutputMode::Prompted`](crate::OutputMode::Prompted)), its strict schema, if any, moved
+/// from the request into the user message.
+pub(crate) fn schema_in_prompt(request: &mut AiRequest, format: ResponseFormat) {
+    request.format = format;
+    if let Some(schema) = request.schema.take() {
         let schema = schema.json();
         let mut user = String::with_capacity(request.user.len() + schema.len() + 160);
         user.push_str(&request.user);
         user.push_str("\n\n## Output schema\nThe JSON object you reply with must match this JSON schema exactly: every property it lists, with its type, and no other.\n");
         user.push_str(&schema);
-        stepped.user = Arc::new(user);
+        request.user = Arc::new(user);
     }
-    stepped
 }
 
 /// The notice recorded on an attempt that was stepped down after `refusal`.

@@ -116,6 +116,33 @@ pub mod conforms {
             gemma_4_output_usage_chunks: "google-gemini/gemma-4-output-usage.chunks.txt",
             issue_18073_empty_text_thought_signature_chunks: "google-gemini/issue-18073-empty-text-thought-signature.chunks.txt",
         }
+        openai_chat_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
+            deepseek_tool_call_json: "openai-chat/deepseek-tool-call.json",
+            deepseek_tool_call_chunks: "openai-chat/deepseek-tool-call.chunks.txt",
+            groq_tool_call_json: "openai-chat/groq-tool-call.json",
+            groq_tool_call_chunks: "openai-chat/groq-tool-call.chunks.txt",
+            qwen_plus_normalized_replayed_tool_arguments_success_json: "openai-chat/qwen-plus-normalized-replayed-tool-arguments-success.json",
+        }
+        openai_responses_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
+            azure_tool_call_1_json: "openai-responses/azure-tool-call.1.json",
+            issue_7082_o3_optional_tool_parameters_json: "openai-responses/issue-7082-o3-optional-tool-parameters.json",
+        }
+        anthropic_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
+            anthropic_json_tool_1_chunks: "anthropic-messages/anthropic-json-tool.1.chunks.txt",
+            anthropic_json_tool_1_json: "anthropic-messages/anthropic-json-tool.1.json",
+            anthropic_json_other_tool_1_chunks: "anthropic-messages/anthropic-json-other-tool.1.chunks.txt",
+            anthropic_json_other_tool_1_json: "anthropic-messages/anthropic-json-other-tool.1.json",
+            anthropic_tool_no_args_chunks: "anthropic-messages/anthropic-tool-no-args.chunks.txt",
+            anthropic_tool_no_args_json: "anthropic-messages/anthropic-tool-no-args.json",
+            issue_10781_1_chunks: "anthropic-messages/issue-10781.1.chunks.txt",
+            anthropic_issue_11674_empty_schema_forced_tool_call_1_chunks: "anthropic-messages/anthropic-issue-11674-empty-schema-forced-tool-call.1.chunks.txt",
+            anthropic_issue_11719_quoted_tool_input_json: "anthropic-messages/anthropic-issue-11719-quoted-tool-input.json",
+        }
+        gemini_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
+            google_tool_call_json: "google-gemini/google-tool-call.json",
+            google_tool_call_gemini3_json: "google-gemini/google-tool-call-gemini3.json",
+            google_strict_forced_tool_choice_any_json: "google-gemini/google-strict-forced-tool-choice-any.json",
+        }
     }
 }
 
@@ -129,49 +156,22 @@ pub mod defects {
 /// The recordings that hold tool calls.
 pub mod pending_tools {
     cases! { pending_tools:
-        openai_chat = "pending tools: the recording holds tool calls, which the library cannot return yet" {
-            deepseek_tool_call_json: "openai-chat/deepseek-tool-call.json",
-            deepseek_tool_call_chunks: "openai-chat/deepseek-tool-call.chunks.txt",
-            groq_tool_call_json: "openai-chat/groq-tool-call.json",
-            groq_tool_call_chunks: "openai-chat/groq-tool-call.chunks.txt",
-            qwen_plus_normalized_replayed_tool_arguments_success_json: "openai-chat/qwen-plus-normalized-replayed-tool-arguments-success.json",
-        }
-        xai = "pending tools: the recording holds tool calls, which the library cannot return yet" {
+        xai = "tool calls in an xAI stream: not yet replayed" {
             xai_tool_call_chunks: "openai-chat/xai-tool-call.chunks.txt",
         }
-        responses_streams = "pending tools: the recording holds tool calls, which the library cannot return yet" {
+        responses_streams = "tool calls in a Responses stream: not yet replayed" {
             openai_reasoning_encrypted_content_1_chunks: "openai-responses/openai-reasoning-encrypted-content.1.chunks.txt",
             azure_tool_call_1_chunks: "openai-responses/azure-tool-call.1.chunks.txt",
             azure_reasoning_encrypted_content_1_chunks: "openai-responses/azure-reasoning-encrypted-content.1.chunks.txt",
             openai_issue_11239_1_chunks: "openai-responses/openai-issue-11239.1.chunks.txt",
         }
-        openai_responses = "pending tools: the recording holds tool calls, which the library cannot return yet" {
-            azure_tool_call_1_json: "openai-responses/azure-tool-call.1.json",
-            issue_7082_o3_optional_tool_parameters_json: "openai-responses/issue-7082-o3-optional-tool-parameters.json",
-        }
-        anthropic = "pending tools: the recording holds tool calls, which the library cannot return yet" {
-            anthropic_json_tool_1_chunks: "anthropic-messages/anthropic-json-tool.1.chunks.txt",
-            anthropic_json_tool_1_json: "anthropic-messages/anthropic-json-tool.1.json",
-            anthropic_json_other_tool_1_chunks: "anthropic-messages/anthropic-json-other-tool.1.chunks.txt",
-            anthropic_json_other_tool_1_json: "anthropic-messages/anthropic-json-other-tool.1.json",
-            anthropic_tool_no_args_chunks: "anthropic-messages/anthropic-tool-no-args.chunks.txt",
-            anthropic_tool_no_args_json: "anthropic-messages/anthropic-tool-no-args.json",
-            issue_10781_1_chunks: "anthropic-messages/issue-10781.1.chunks.txt",
-            anthropic_issue_11674_empty_schema_forced_tool_call_1_chunks: "anthropic-messages/anthropic-issue-11674-empty-schema-forced-tool-call.1.chunks.txt",
-            anthropic_issue_11719_quoted_tool_input_json: "anthropic-messages/anthropic-issue-11719-quoted-tool-input.json",
-        }
-        gemini_streams = "pending tools: the recording holds tool calls, which the library cannot return yet" {
+        gemini_streams = "tool calls in a Gemini stream: not yet replayed" {
             google_tool_call_chunks: "google-gemini/google-tool-call.chunks.txt",
             google_tool_call_gemini3_chunks: "google-gemini/google-tool-call-gemini3.chunks.txt",
             google_stream_no_args_tool_call_chunks: "google-gemini/google-stream-no-args-tool-call.chunks.txt",
             google_stream_tool_call_arguments_chunks: "google-gemini/google-stream-tool-call-arguments.chunks.txt",
             google_stream_tool_call_array_arguments_missing_terminal_function_call_chunks: "google-gemini/google-stream-tool-call-array-arguments-missing-terminal-function-call.chunks.txt",
             google_vertex_stream_tool_call_arguments_nested_1_chunks: "google-gemini/google-vertex-stream-tool-call-arguments-nested.1.chunks.txt",
-        }
-        gemini = "pending tools: the recording holds tool calls, which the library cannot return yet" {
-            google_tool_call_json: "google-gemini/google-tool-call.json",
-            google_tool_call_gemini3_json: "google-gemini/google-tool-call-gemini3.json",
-            google_strict_forced_tool_choice_any_json: "google-gemini/google-strict-forced-tool-choice-any.json",
         }
     }
 }

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::parts::CachedText;
-use super::{parts, Anthropic};
+use super::{parts, tools, Anthropic};
 use crate::provider::http::{
     answering_model, intent_and_input, no_answer, read_reply, request_body, strict_schema, Call,
 };
@@ -100,6 +100,7 @@ pub(super) fn body(
         }),
     };
     crate::provider::logprobs::refuse_unsupported(request, "Anthropic's Messages API", provider)?;
+    let thinks = matches!(thinking, Some(Thinking::Enabled { .. }));
     let max_tokens = match thinking {
         // The budget counts in max_tokens, which must exceed it: the reply keeps its own limit.
         Some(Thinking::Enabled { budget_tokens }) => budget_tokens.saturating_add(reply_limit),
@@ -109,10 +110,14 @@ pub(super) fn body(
         model,
         max_tokens,
         system: System::of(request),
-        messages: [Message {
-            role: "user",
-            content: parts::UserContent::of(request, cached_intent(request)),
-        }],
+        messages: tools::Messages {
+            user: Message {
+                role: "user",
+                content: parts::UserContent::of(request, cached_intent(request)),
+            },
+            tools: request.tools.as_deref(),
+        },
+        tools: tools::tools(request, thinks, provider)?,
         temperature: plan.temperature,
         sampling: crate::provider::sampling::anthropic(request, plan.top_p, provider)?,
         thinking,
@@ -139,7 +144,9 @@ struct MessagesBody<'a> {
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     system: Option<System<'a>>,
-    messages: [Message<'a>; 1],
+    messages: tools::Messages<'a, Message<'a>>,
+    #[serde(flatten)]
+    tools: tools::Tools<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
     #[serde(flatten)]
@@ -245,6 +252,7 @@ pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse
     response.refusal = refusal;
     response.reasoning = (!reasoning.is_empty()).then_some(reasoning);
     response.usage = reply.usage.unwrap_or_default().usage();
+    (response.tool_calls, response.vendor_turn) = tools::calls_of(&blocks);
     Ok(response)
 }
 

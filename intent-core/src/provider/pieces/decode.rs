@@ -153,11 +153,23 @@ impl Redacting {
                     out.push_back(StreamPiece::Logprobs(tokens));
                 }
             }
+            StreamPiece::ToolCall(call) => {
+                // Whole calls: redacted as a whole, like a complete reply's.
+                out.push_back(StreamPiece::ToolCall(super::super::ToolCall::new(
+                    key.redact(call.id),
+                    key.redact(call.name),
+                    key.redact(call.arguments),
+                )));
+            }
             StreamPiece::End(mut end) => {
                 send(self.reasoning.finish(key), StreamPiece::Reasoning);
                 send(self.text.finish(key), StreamPiece::Text);
                 send(self.refusal.finish(key), StreamPiece::Refusal);
                 end.model = key.redact(std::mem::take(&mut end.model));
+                end.vendor_turn = end
+                    .vendor_turn
+                    .take()
+                    .map(|turn| Box::new(key.redact_json(*turn)));
                 if let FinishReason::Other(reason) | FinishReason::Abnormal(reason) =
                     &mut end.finish_reason
                 {

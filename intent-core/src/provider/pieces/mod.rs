@@ -81,6 +81,9 @@ pub enum StreamPiece {
     /// The log probabilities of the tokens of the text pieces so far not covered by an earlier
     /// such piece, when the request asked for them.
     Logprobs(Vec<super::TokenLogprob>),
+    /// A tool call, whole: its arguments assembled from the vendor's deltas before it is
+    /// handed on (a streamed call's partial answers are of its final answer only).
+    ToolCall(super::ToolCall),
     /// The end of a complete reply: always the last piece.
     End(StreamEnd),
 }
@@ -122,6 +125,9 @@ pub struct StreamEnd {
     /// With [`FinishReason::Refusal`]: the refusal message is the reply's text, trimmed (Anthropic
     /// states its refusal in the text, with no `Refusal` pieces).
     pub refusal_is_text: bool,
+    /// With tool calls: the model's turn as the vendor must be sent it again
+    /// ([`AiResponse::vendor_turn`](super::AiResponse::vendor_turn)).
+    pub vendor_turn: Option<Box<serde_json::Value>>,
 }
 
 impl StreamEnd {
@@ -132,6 +138,7 @@ impl StreamEnd {
             usage,
             model: model.into(),
             refusal_is_text: false,
+            vendor_turn: None,
         }
     }
 }
@@ -161,6 +168,7 @@ pub struct ReplyAssembler {
     reasoning: Option<String>,
     refusal: Option<String>,
     logprobs: Option<Vec<super::TokenLogprob>>,
+    tool_calls: Vec<super::ToolCall>,
     end: Option<StreamEnd>,
 }
 
@@ -183,6 +191,7 @@ impl ReplyAssembler {
             StreamPiece::Logprobs(tokens) => {
                 self.logprobs.get_or_insert_with(Vec::new).extend(tokens)
             }
+            StreamPiece::ToolCall(call) => self.tool_calls.push(call),
             StreamPiece::End(end) => self.end = Some(end),
         }
     }
@@ -243,6 +252,8 @@ impl ReplyAssembler {
         response.reasoning = self.reasoning;
         response.usage = end.usage;
         response.logprobs = self.logprobs;
+        response.tool_calls = self.tool_calls;
+        response.vendor_turn = end.vendor_turn;
         Ok(response)
     }
 
@@ -312,11 +323,10 @@ pub(crate) fn reply_pieces(
     if let Some(tokens) = response.logprobs {
         pieces.push(StreamPiece::Logprobs(tokens));
     }
-    pieces.push(StreamPiece::End(StreamEnd::new(
-        response.finish_reason,
-        response.usage,
-        response.model,
-    )));
+    pieces.extend(response.tool_calls.into_iter().map(StreamPiece::ToolCall));
+    let mut end = StreamEnd::new(response.finish_reason, response.usage, response.model);
+    end.vendor_turn = response.vendor_turn;
+    pieces.push(StreamPiece::End(end));
     pieces
 }
 

@@ -262,6 +262,8 @@ impl Redact for AiResponse {
             reasoning,
             rate_limit,
             logprobs,
+            tool_calls,
+            vendor_turn,
         } = self;
         let finish_reason = match finish_reason {
             FinishReason::Other(reason) => FinishReason::Other(key.redact(reason)),
@@ -277,11 +279,34 @@ impl Redact for AiResponse {
         response.rate_limit = rate_limit;
         // Tokens cannot be redacted one by one: tokens that write the key are dropped whole.
         response.logprobs = logprobs.filter(|tokens| !key.in_tokens(tokens));
+        // A model that writes the key into a tool's arguments does not get it into the call.
+        response.tool_calls = tool_calls
+            .into_iter()
+            .map(|call| {
+                crate::provider::ToolCall::new(
+                    key.redact(call.id),
+                    key.redact(call.name),
+                    key.redact(call.arguments),
+                )
+            })
+            .collect();
+        response.vendor_turn = vendor_turn.map(|turn| Box::new(key.redact_json(*turn)));
         response
     }
 }
 
 impl ApiKey {
+    /// `value` with the key taken out of its text (a value that holds none is kept as it is).
+    pub(crate) fn redact_json(&self, value: serde_json::Value) -> serde_json::Value {
+        let text = value.to_string();
+        let redacted = self.redact(text.clone());
+        if redacted == text {
+            value
+        } else {
+            serde_json::from_str(&redacted).unwrap_or(serde_json::Value::Null)
+        }
+    }
+
     /// True when the text `tokens` write holds the key.
     pub(crate) fn in_tokens(&self, tokens: &[crate::provider::TokenLogprob]) -> bool {
         let joined: String = tokens.iter().map(|t| t.token.as_str()).collect();

@@ -1,0 +1,427 @@
+//! The tool rounds of a call, scripted: the model calls tools, their results go back, and the
+//! typed answer after them is read and verified as always; every way a call goes wrong comes
+//! back to the model as an error result, or ends the call with a named limit.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use intent_core::prelude::*;
+use intent_core::provider::{AiRequest, ScriptedReply};
+use intent_core::tool::ToolError;
+use intent_core::IssueKind;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+#[derive(Debug, Deserialize, Intent)]
+struct Lookup {
+    order_id: String,
+    #[intent(minimum = 1)]
+    copies: u32,
+}
+
+#[derive(Serialize)]
+struct Order {
+    status: &'static str,
+    total_cents: u32,
+}
+
+#[derive(Debug, Deserialize, Intent, PartialEq)]
+struct Decision {
+    refund: bool,
+    reason: String,
+}
+
+const DECISION: &str = r#"{"value": {"refund": true, "reason": "The parcel was lost."}}"#;
+
+fn lookup_tool(runs: Arc<AtomicU32>) -> Tool {
+    Tool::new(
+        "lookup_order",
+        "Finds an order by its id.",
+        move |a: Lookup| {
+            let runs = Arc::clone(&runs);
+            async move {
+                runs.fetch_add(a.copies, Ordering::SeqCst);
+                match a.order_id.as_str() {
+                    "A17" => Ok(Order {
+                        status: "lost in transit",
+                        total_cents: 4200,
+                    }),
+                    other => Err(ToolError::new(format!("no order {other}"))),
+                }
+            }
+        },
+    )
+}
+
+/// The results the request sent back, as `(name, content, is_error)`, of its last round.
+fn last_results(request: &AiRequest) -> Vec<(String, String, bool)> {
+    let tools = request.tools.as_ref().expect("the request offers tools");
+    let round = tools.rounds.last().expect("a round of results");
+    round
+        .results
+        .iter()
+        .map(|r| (r.name.clone(), r.content.clone(), r.is_error))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_tool_result_goes_back_and_the_typed_answer_after_it_is_verified() {
+    let runs = Arc::new(AtomicU32::new(0));
+    let mut first = intent_core::provider::AiResponse::new("", "scripted");
+    first.usage.input_tokens = 100;
+    first.usage.output_tokens = 10;
+    first.tool_calls = vec![intent_core::provider::ToolCall::new(
+        "call_9",
+        "lookup_order",
+        r#"{"order_id": "A17", "copies": 1}"#,
+    )];
+    let mut second = intent_core::provider::AiResponse::new(DECISION, "scripted");
+    second.usage.input_tokens = 150;
+    second.usage.output_tokens = 20;
+    let model = ScriptedProvider::new([first, second]);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "Order A17 never came.", "Decide on a refund.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .await;
+    assert_eq!(
+        result.value(),
+        Some(&Decision {
+            refund: true,
+            reason: "The parcel was lost.".into()
+        })
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    // The first request offers the tool with its strict parameters and no rounds.
+    let offered = requests[0].tools.as_ref().unwrap();
+    assert_eq!(offered.definitions[0].name, "lookup_order");
+    assert_eq!(
+        offered.definitions[0].parameters["required"],
+        json!(["order_id", "copies"])
+    );
+    assert!(offered.rounds.is_empty());
+    // The second carries the call and its result, with the call's id.
+    let round = &requests[1].tools.as_ref().unwrap().rounds[0];
+    assert_eq!(round.calls[0].id, "call_9");
+    assert_eq!(round.results[0].call_id, "call_9");
+    assert_eq!(
+        round.results[0].content,
+        r#"{"status":"lost in transit","total_cents":4200}"#
+    );
+    assert!(!round.results[0].is_error);
+    // The attempt records the call, and the usage of both rounds.
+    let attempt = &result.attempts()[0];
+    assert_eq!(attempt.tool_calls.len(), 1);
+    assert_eq!(attempt.tool_calls[0].arguments["order_id"], "A17");
+    assert_eq!(attempt.usage.input_tokens, 250);
+    assert_eq!(attempt.usage.output_tokens, 30);
+    assert_eq!(attempt.usage.calls, 2);
+    assert_eq!(result.usage().input_tokens, 250);
+}
+
+#[tokio::test]
+async fn bad_arguments_get_their_findings_and_the_corrected_call_runs() {
+    let runs = Arc::new(AtomicU32::new(0));
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 0}))]),
+        ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
+        ScriptedReply::from(DECISION),
+    ]);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "the bad call was not run");
+    let requests = model.requests();
+    let (name, content, is_error) = &last_results(&requests[1])[0];
+    assert_eq!(name, "lookup_order");
+    assert!(is_error);
+    assert!(content.contains("not run"), "{content}");
+    assert!(content.contains("- /copies: "), "{content}");
+    let calls = &result.attempts()[0].tool_calls;
+    assert_eq!(calls.len(), 2);
+    assert!(calls[0].is_error && !calls[1].is_error);
+}
+
+#[tokio::test]
+async fn arguments_not_json_cut_off_or_enormous_go_back_as_errors() {
+    let huge = format!(r#"{{"order_id": "{}", "copies": 1}}"#, "x".repeat(70_000));
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([
+            ("lookup_order", json!("order A17 please")),
+            ("lookup_order", json!(r#"{"order_id": "A1"#)),
+            ("lookup_order", json!(huge)),
+        ]),
+        ScriptedReply::from(DECISION),
+    ]);
+    let client = IntentClient::new(model.clone());
+    let runs = Arc::new(AtomicU32::new(0));
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .await;
+    assert!(result.is_success());
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    let results = last_results(&model.requests()[1]);
+    assert!(results.iter().all(|(_, _, error)| *error));
+    assert!(results[0].1.contains("not JSON"), "{}", results[0].1);
+    assert!(results[1].1.contains("cut off"), "{}", results[1].1);
+    assert!(results[2].1.contains("65536"), "{}", results[2].1);
+    // The record keeps text that is not JSON as a string.
+    assert_eq!(
+        result.attempts()[0].tool_calls[0].arguments,
+        json!("order A17 please")
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_told_the_known_ones() {
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([("find_order", json!({"id": "A17"}))]),
+        ScriptedReply::from(DECISION),
+    ]);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Default::default()))
+        .await;
+    assert!(result.is_success());
+    let (_, content, is_error) = &last_results(&model.requests()[1])[0];
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "There is no tool named `find_order`. The tools are: lookup_order."
+    );
+}
+
+#[tokio::test]
+async fn a_handler_error_and_a_panic_go_back_marked_as_errors() {
+    let panicking = Tool::new("explode", "Always panics.", |_: Lookup| async move {
+        if true {
+            panic!("boom at the depot");
+        }
+        Ok::<_, ToolError>(0)
+    });
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([
+            ("lookup_order", json!({"order_id": "B2", "copies": 1})),
+            ("explode", json!({"order_id": "B2", "copies": 1})),
+        ]),
+        ScriptedReply::from(DECISION),
+    ]);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "Order B2.", "Decide.")
+        .tool(lookup_tool(Default::default()))
+        .tool(panicking)
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    let results = last_results(&model.requests()[1]);
+    assert_eq!(
+        results[0],
+        ("lookup_order".into(), "no order B2".into(), true)
+    );
+    assert_eq!(
+        results[1],
+        (
+            "explode".into(),
+            "the tool failed: it panicked (boom at the depot)".into(),
+            true
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_model_calling_tools_forever_ends_at_max_tool_calls() {
+    let call =
+        || ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]);
+    let model = ScriptedProvider::new((0..10).map(|_| call()));
+    let client = IntentClient::new(model.clone());
+    let runs = Arc::new(AtomicU32::new(0));
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .max_tool_calls(3)
+        .await;
+    assert!(!result.is_success());
+    let limit = result.issues().last().unwrap();
+    assert_eq!(limit.kind, IssueKind::Limit);
+    assert!(
+        limit.message.contains("max_tool_calls (3)"),
+        "{}",
+        limit.message
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 3);
+    assert_eq!(model.requests().len(), 4);
+    assert_eq!(result.attempts().len(), 1, "a limit is not retried");
+}
+
+#[tokio::test]
+async fn the_default_limit_is_eight_calls() {
+    let call =
+        || ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]);
+    let model = ScriptedProvider::new((0..12).map(|_| call()));
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Default::default()))
+        .await;
+    assert!(result
+        .issues()
+        .last()
+        .unwrap()
+        .message
+        .contains("max_tool_calls (8)"));
+    assert_eq!(result.attempts()[0].tool_calls.len(), 8);
+}
+
+#[tokio::test]
+async fn parallel_calls_run_at_once() {
+    // Each handler waits for the other: run one after the other, they would never finish.
+    let barrier = Arc::new(tokio::sync::Barrier::new(2));
+    let both = {
+        let barrier = Arc::clone(&barrier);
+        Tool::new("wait_for_other", "Waits.", move |a: Lookup| {
+            let barrier = Arc::clone(&barrier);
+            async move {
+                barrier.wait().await;
+                Ok::<_, ToolError>(a.order_id)
+            }
+        })
+    };
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([
+            ("wait_for_other", json!({"order_id": "A", "copies": 1})),
+            ("wait_for_other", json!({"order_id": "B", "copies": 1})),
+        ]),
+        ScriptedReply::from(DECISION),
+    ]);
+    let client = IntentClient::new(model.clone());
+    let result = tokio::time::timeout(
+        Duration::from_secs(5),
+        Decision::ai(&client, "Orders A and B.", "Decide.").tool(both),
+    )
+    .await
+    .expect("the two calls ran at once");
+    assert!(result.is_success());
+    let results = last_results(&model.requests()[1]);
+    assert_eq!(results[0].1, "A");
+    assert_eq!(results[1].1, "B");
+}
+
+#[tokio::test]
+async fn the_deadline_stops_a_hanging_handler() {
+    let hanging = Tool::new("hang", "Never returns.", |_: Lookup| async move {
+        std::future::pending::<()>().await;
+        Ok::<_, ToolError>(0)
+    });
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([("hang", json!({"order_id": "A", "copies": 1}))]),
+        ScriptedReply::from(DECISION),
+    ]);
+    let client = IntentClient::new(model.clone());
+    let started = std::time::Instant::now();
+    let result = Decision::ai(&client, "Order A.", "Decide.")
+        .tool(hanging)
+        .deadline(Duration::from_millis(200))
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(!result.is_success());
+    assert_eq!(result.issues().last().unwrap().kind, IssueKind::Limit);
+    assert!(result.issues().last().unwrap().message.contains("deadline"));
+    let record = &result.attempts()[0].tool_calls[0];
+    assert!(record.is_error);
+    assert!(record.output.contains("deadline"), "{}", record.output);
+    assert_eq!(model.requests().len(), 1, "nothing more was sent");
+}
+
+#[tokio::test]
+async fn a_streamed_call_runs_its_tool_rounds_and_streams_the_final_answer() {
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
+        ScriptedReply::from(DECISION),
+    ])
+    .with_stream_chunk_chars(8);
+    let client = IntentClient::new(model.clone());
+    let mut stream = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Default::default()))
+        .stream();
+    let mut partials = 0;
+    let mut done = None;
+    while let Some(event) = stream.next().await {
+        match event {
+            StreamEvent::Partial(_) => partials += 1,
+            StreamEvent::Done(result) => done = Some(result),
+            _ => {}
+        }
+    }
+    let result = done.expect("the stream ends with the result");
+    assert!(result.is_success(), "{:?}", result.issues());
+    assert!(partials > 1);
+    assert_eq!(result.attempts()[0].tool_calls.len(), 1);
+    assert_eq!(model.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_wrong_answer_after_tools_is_retried_with_its_findings() {
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
+        ScriptedReply::from(r#"{"value": {"refund": "maybe", "reason": "?"}}"#),
+        ScriptedReply::from(DECISION),
+    ]);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Default::default()))
+        .await;
+    assert!(result.is_success());
+    assert_eq!(result.attempts().len(), 2);
+    assert_eq!(result.attempts()[0].tool_calls.len(), 1);
+    assert!(model.requests()[2].user.contains("/value/refund"));
+}
+
+#[tokio::test]
+async fn two_tools_of_one_name_are_refused_before_sending() {
+    let model = ScriptedProvider::new([DECISION]);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "x", "Decide.")
+        .tool(lookup_tool(Default::default()))
+        .tool(lookup_tool(Default::default()))
+        .await;
+    assert_eq!(result.issues()[0].kind, IssueKind::Request);
+    assert!(result.issues()[0]
+        .message
+        .contains("two tools are named `lookup_order`"));
+    assert!(model.requests().is_empty());
+}
+
+#[tokio::test]
+async fn output_that_is_not_json_goes_back_as_an_error() {
+    struct Unwritable;
+    impl Serialize for Unwritable {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("a handle cannot be written"))
+        }
+    }
+    let tool = Tool::new("handle", "Gives a handle.", |_: Lookup| async move {
+        Ok::<_, ToolError>(Unwritable)
+    });
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([("handle", json!({"order_id": "A", "copies": 1}))]),
+        ScriptedReply::from(DECISION),
+    ]);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "x", "Decide.").tool(tool).await;
+    assert!(result.is_success());
+    let (_, content, is_error) = &last_results(&model.requests()[1])[0];
+    assert!(is_error);
+    assert!(content.contains("a handle cannot be written"), "{content}");
+}
+
+#[tokio::test]
+async fn a_plain_call_offers_no_tools() {
+    let model = ScriptedProvider::new([DECISION]);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "x", "Decide.").await;
+    assert!(result.is_success());
+    assert!(model.requests()[0].tools.is_none());
+    assert!(result.attempts()[0].tool_calls.is_empty());
+}
