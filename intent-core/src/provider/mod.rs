@@ -28,6 +28,7 @@
 
 mod anthropic;
 pub(crate) mod batch;
+mod cloud;
 mod extra_body;
 mod gemini;
 mod http;
@@ -44,6 +45,8 @@ pub use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 pub use crate::result::FinishReason;
 pub use anthropic::{Anthropic, AnthropicProvider};
 pub use batch::BatchClient;
+#[cfg(feature = "vertex")]
+pub use cloud::VertexProvider;
 pub use gemini::{Gemini, GeminiProvider};
 pub use http::HttpProvider;
 pub use logprobs::TokenLogprob;
