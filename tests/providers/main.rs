@@ -4,6 +4,8 @@ mod anthropic;
 mod anthropic_stream;
 mod attachments;
 mod attempt_reasoning;
+#[cfg(feature = "bedrock")]
+mod bedrock;
 mod conformance;
 mod escalation;
 mod fallback;

@@ -2,7 +2,9 @@
 //!
 //! [`OpenAiProvider`] speaks Chat Completions (OpenAI and compatible servers) or OpenAI's Responses
 //! API, [`AnthropicProvider`] the Messages API, [`GeminiProvider`] Gemini's `generateContent`, and
-//! [`ScriptedProvider`] answers from a script, offline.
+//! [`ScriptedProvider`] answers from a script, offline. With the features `bedrock` and `vertex`,
+//! `BedrockProvider` speaks Amazon Bedrock's Converse API and `VertexProvider` reaches Gemini and
+//! Claude models on Google Vertex AI (`cloud`).
 //!
 //! The three vendors are one type, [`HttpProvider`], over a vendor's wire ([`OpenAi`],
 //! [`Anthropic`], [`Gemini`]): the transport, the settings and the [`Provider`] methods are
@@ -28,6 +30,8 @@
 
 mod anthropic;
 pub(crate) mod batch;
+#[cfg(feature = "bedrock")]
+mod bedrock;
 mod cloud;
 mod extra_body;
 mod gemini;
@@ -45,6 +49,8 @@ pub use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 pub use crate::result::FinishReason;
 pub use anthropic::{Anthropic, AnthropicProvider};
 pub use batch::BatchClient;
+#[cfg(feature = "bedrock")]
+pub use bedrock::{Bedrock, BedrockProvider};
 #[cfg(feature = "vertex")]
 pub use cloud::VertexProvider;
 pub use gemini::{Gemini, GeminiProvider};

@@ -21,7 +21,7 @@
 
 mod compare;
 mod corpus;
-mod replay;
+pub mod replay;
 mod requests;
 mod run;
 #[cfg(feature = "vertex")]

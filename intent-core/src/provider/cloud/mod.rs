@@ -16,6 +16,8 @@
 //! - `google` (feature `vertex`): Application Default Credentials as OAuth2 access tokens.
 //! - `vertex` (feature `vertex`): [`VertexProvider`], Gemini and Anthropic models on Vertex AI.
 
+#[cfg(feature = "bedrock")]
+pub(crate) mod aws;
 #[cfg(feature = "vertex")]
 mod google;
 #[cfg(feature = "vertex")]
@@ -24,13 +26,15 @@ mod vertex;
 #[cfg(feature = "vertex")]
 pub use vertex::VertexProvider;
 
+#[cfg(feature = "vertex")]
 use reqwest::Url;
 
+#[cfg(feature = "vertex")]
 use super::ProviderError;
 
 /// `base_url` with `segments` pushed onto its path, each one whole (a `/` or `?` in one cannot
 /// reach another path or the query), and `query` set.
-#[cfg_attr(not(feature = "vertex"), allow(dead_code))]
+#[cfg(feature = "vertex")]
 pub(crate) fn endpoint(
     base_url: &str,
     segments: &[&str],
@@ -50,7 +54,7 @@ pub(crate) fn endpoint(
 }
 
 /// Checks a model id a cloud puts in its endpoint's path: letters, digits and `-_.:@`, no `..`.
-#[cfg_attr(not(feature = "vertex"), allow(dead_code))]
+#[cfg(feature = "vertex")]
 pub(crate) fn check_model(model: &str, cloud: &str) -> Result<(), ProviderError> {
     let valid = !model.is_empty()
         && !model.contains("..")

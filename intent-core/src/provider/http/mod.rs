@@ -273,7 +273,7 @@ impl<V> HttpProvider<V> {
 
     /// The provider reaching its vendor's API through `cloud`; the endpoint and headers are built
     /// again on next use.
-    #[cfg_attr(not(feature = "vertex"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "bedrock", feature = "vertex")), allow(dead_code))]
     pub(crate) fn with_cloud(mut self, cloud: std::sync::Arc<dyn Cloud>) -> Self {
         self.cloud = Some(cloud);
         self.prepared = Prepared::default();
