@@ -357,4 +357,40 @@ mod tests {
                 .contains("secret")
         );
     }
+
+    #[tokio::test]
+    async fn no_credentials_anywhere_is_an_error_naming_where_the_chain_looked() {
+        // Nothing in the environment, no files, and the instance metadata service off: the chain
+        // asks no server (only this test sets AWS variables in this process).
+        for name in [
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_SESSION_TOKEN",
+            "AWS_PROFILE",
+            "AWS_WEB_IDENTITY_TOKEN_FILE",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        ] {
+            std::env::remove_var(name);
+        }
+        std::env::set_var("AWS_EC2_METADATA_DISABLED", "true");
+        std::env::set_var("AWS_CONFIG_FILE", "/nonexistent/aws/config");
+        std::env::set_var(
+            "AWS_SHARED_CREDENTIALS_FILE",
+            "/nonexistent/aws/credentials",
+        );
+        let error = AwsCredentials::new(None, "us-east-1")
+            .current()
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind, ProviderErrorKind::Auth);
+        for place in [
+            "AWS_ACCESS_KEY_ID",
+            "shared config and credentials files",
+            "SSO",
+            "instance metadata",
+        ] {
+            assert!(error.message.contains(place), "{place}: {}", error.message);
+        }
+    }
 }
