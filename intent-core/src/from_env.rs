@@ -42,6 +42,20 @@ const ENV_PROVIDERS: &[EnvProvider] = &[
         variables: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
         build: || GeminiProvider::from_env().map(shared),
     },
+    // A cloud is chosen by its own variables, not by AWS_REGION or GOOGLE_CLOUD_PROJECT alone,
+    // which many programs set for other services.
+    #[cfg(feature = "bedrock")]
+    EnvProvider {
+        name: "bedrock",
+        variables: &["BEDROCK_MODEL", "BEDROCK_BASE_URL"],
+        build: || crate::provider::BedrockProvider::from_env().map(shared),
+    },
+    #[cfg(feature = "vertex")]
+    EnvProvider {
+        name: "vertex",
+        variables: &["GOOGLE_VERTEX_PROJECT", "VERTEX_MODEL", "VERTEX_BASE_URL"],
+        build: || crate::provider::VertexProvider::from_env().map(shared),
+    },
 ];
 
 /// The providers configured by the variables `lookup` finds, in order; or the error naming every
@@ -70,8 +84,11 @@ fn configured(
 impl IntentClient {
     /// A client of the providers configured in the environment: OpenAI (`OPENAI_API_KEY`, or
     /// `OPENAI_BASE_URL` for a compatible server that needs no key), then Anthropic
-    /// (`ANTHROPIC_API_KEY`), then Gemini (`GEMINI_API_KEY` or `GOOGLE_API_KEY`); the first configured is the primary, the others are fallbacks in
-    /// that order. Each reads its own other variables (`OPENAI_MODEL`, `ANTHROPIC_BASE_URL`, …).
+    /// (`ANTHROPIC_API_KEY`), then Gemini (`GEMINI_API_KEY` or `GOOGLE_API_KEY`), then with the
+    /// feature `bedrock` Amazon Bedrock (`BEDROCK_MODEL` or `BEDROCK_BASE_URL`; the region and
+    /// credentials from AWS's variables and chain) and with `vertex` Google Vertex AI
+    /// (`GOOGLE_VERTEX_PROJECT`, `VERTEX_MODEL` or `VERTEX_BASE_URL`); the first configured is the
+    /// primary, the others are fallbacks in that order. Each reads its own other variables (`OPENAI_MODEL`, `ANTHROPIC_BASE_URL`, …).
     ///
     /// # Errors
     ///
@@ -156,9 +173,20 @@ mod tests {
     #[test]
     fn no_configured_provider_names_every_variable() {
         let error = names(&[("OPENAI_API_KEY", "  "), ("OPENAI_MODEL", "gpt-4o")]).unwrap_err();
-        assert_eq!(
-            error,
-            "configuration: no provider is configured in the environment; set OPENAI_API_KEY or OPENAI_BASE_URL (openai), or ANTHROPIC_API_KEY (anthropic), or GEMINI_API_KEY or GOOGLE_API_KEY (gemini)"
+        // The clouds follow, with their features.
+        assert!(
+            error.starts_with("configuration: no provider is configured in the environment; set OPENAI_API_KEY or OPENAI_BASE_URL (openai), or ANTHROPIC_API_KEY (anthropic), or GEMINI_API_KEY or GOOGLE_API_KEY (gemini)"),
+            "{error}"
+        );
+        #[cfg(feature = "bedrock")]
+        assert!(
+            error.contains("BEDROCK_MODEL or BEDROCK_BASE_URL (bedrock)"),
+            "{error}"
+        );
+        #[cfg(feature = "vertex")]
+        assert!(
+            error.contains("GOOGLE_VERTEX_PROJECT or VERTEX_MODEL or VERTEX_BASE_URL (vertex)"),
+            "{error}"
         );
     }
 

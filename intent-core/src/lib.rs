@@ -298,6 +298,20 @@ pub mod __internals {
         };
     }
 
+    /// A [`VertexProvider`](crate::provider::VertexProvider) configured from the variables in
+    /// `vars` instead of the process's environment (the credentials' places included:
+    /// `GCE_METADATA_HOST`, `GOOGLE_APPLICATION_CREDENTIALS`, `CLOUDSDK_CONFIG`, `HOME`).
+    #[cfg(feature = "vertex")]
+    pub fn vertex_from_vars(
+        vars: &[(&str, &str)],
+    ) -> Result<crate::provider::VertexProvider, crate::IntentError> {
+        crate::provider::VertexProvider::from_vars(|name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (*v).to_owned())
+        })
+    }
+
     /// What a call for a `T` does before it sends: serialize the input, plan the prompt, build the
     /// first attempt's request. The benchmarks measure it on its own.
     pub fn first_request<T: crate::Intent, I: serde::Serialize + ?Sized>(

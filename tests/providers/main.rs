@@ -5,6 +5,8 @@ mod anthropic_stream;
 mod attachments;
 mod attempt_reasoning;
 mod capabilities;
+#[cfg(feature = "bedrock")]
+mod bedrock;
 mod conformance;
 mod escalation;
 mod fallback;

@@ -2,7 +2,9 @@
 //!
 //! [`OpenAiProvider`] speaks Chat Completions (OpenAI and compatible servers) or OpenAI's Responses
 //! API, [`AnthropicProvider`] the Messages API, [`GeminiProvider`] Gemini's `generateContent`, and
-//! [`ScriptedProvider`] answers from a script, offline.
+//! [`ScriptedProvider`] answers from a script, offline. With the features `bedrock` and `vertex`,
+//! `BedrockProvider` speaks Amazon Bedrock's Converse API and `VertexProvider` reaches Gemini and
+//! Claude models on Google Vertex AI (`cloud`).
 //!
 //! The three vendors are one type, [`HttpProvider`], over a vendor's wire ([`OpenAi`],
 //! [`Anthropic`], [`Gemini`]): the transport, the settings and the [`Provider`] methods are
@@ -29,6 +31,9 @@
 mod anthropic;
 pub(crate) mod batch;
 pub(crate) mod capabilities;
+#[cfg(feature = "bedrock")]
+mod bedrock;
+mod cloud;
 mod extra_body;
 mod gemini;
 mod http;
@@ -50,6 +55,10 @@ pub use crate::toolbox::{
 };
 pub use anthropic::{Anthropic, AnthropicProvider};
 pub use batch::BatchClient;
+#[cfg(feature = "bedrock")]
+pub use bedrock::{Bedrock, BedrockProvider};
+#[cfg(feature = "vertex")]
+pub use cloud::VertexProvider;
 pub use gemini::{Gemini, GeminiProvider};
 pub use http::HttpProvider;
 pub use logprobs::TokenLogprob;

@@ -21,9 +21,11 @@
 
 mod compare;
 mod corpus;
-mod replay;
+pub mod replay;
 mod requests;
 mod run;
+#[cfg(feature = "vertex")]
+mod vertex;
 
 /// One `#[tokio::test]` per recording, in modules named for why they are where they are; `$run`
 /// is the check it runs and `FILES` lists the recordings with that reason.

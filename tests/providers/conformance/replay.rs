@@ -22,6 +22,18 @@ pub struct Received {
     pub target: String,
     /// The body, as text.
     pub body: String,
+    /// The headers, names in lowercase, in order.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Received {
+    /// The first value of the header `name` (lowercase).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 /// How a body is written.
@@ -163,6 +175,7 @@ async fn request(read: &mut BufReader<OwnedReadHalf>) -> Option<Received> {
     }
     let target = line.split_whitespace().nth(1)?.to_owned();
     let mut length = 0usize;
+    let mut headers = Vec::new();
     loop {
         let mut header = String::new();
         if read.read_line(&mut header).await.ok()? == 0 {
@@ -176,6 +189,7 @@ async fn request(read: &mut BufReader<OwnedReadHalf>) -> Option<Received> {
             if name.trim().eq_ignore_ascii_case("content-length") {
                 length = value.trim().parse().ok()?;
             }
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
         }
     }
     let mut body = vec![0u8; length];
@@ -183,5 +197,6 @@ async fn request(read: &mut BufReader<OwnedReadHalf>) -> Option<Received> {
     Some(Received {
         target,
         body: String::from_utf8_lossy(&body).into_owned(),
+        headers,
     })
 }

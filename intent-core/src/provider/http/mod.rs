@@ -22,6 +22,7 @@
 //! by its test: start a new vendor from it.
 
 mod body;
+mod cloud;
 #[cfg(test)]
 mod example;
 mod settings;
@@ -32,6 +33,9 @@ pub(crate) use body::strict_schema;
 pub(crate) use body::{
     answering_model, intent_and_input, key_header_value, no_answer, read_reply, request_body,
 };
+pub(crate) use cloud::Cloud;
+#[cfg(test)]
+pub(crate) use settings::vars;
 pub(crate) use settings::{env_var, from_vars, with_defaults, Defaults, Env};
 
 use std::borrow::Cow;
@@ -82,6 +86,9 @@ pub struct HttpProvider<V> {
     pub(crate) transport: Transport,
     /// The checked endpoint (or its first part) and the headers, built once.
     pub(crate) prepared: Prepared,
+    /// The cloud the vendor's API is reached through (Bedrock, Vertex AI), when not the
+    /// vendor's own server: it sets each request's endpoint and signs it (see `Cloud`).
+    pub(crate) cloud: Option<std::sync::Arc<dyn Cloud>>,
 }
 
 /// One request as a vendor writes it: the request, the model it asks, and the provider's name
@@ -283,6 +290,15 @@ impl<V> HttpProvider<V> {
         self
     }
 
+    /// The provider reaching its vendor's API through `cloud`; the endpoint and headers are built
+    /// again on next use.
+    #[cfg_attr(not(any(feature = "bedrock", feature = "vertex")), allow(dead_code))]
+    pub(crate) fn with_cloud(mut self, cloud: std::sync::Arc<dyn Cloud>) -> Self {
+        self.cloud = Some(cloud);
+        self.prepared = Prepared::default();
+        self
+    }
+
     /// The model a request asks for: its own, else the provider's.
     fn model_for<'r>(&'r self, request: &'r AiRequest) -> &'r str {
         request.model.as_deref().unwrap_or(&self.model)
@@ -307,8 +323,9 @@ fn prepared<V: Vendor>(
     })
 }
 
-/// The POST of `request` for `model` to its endpoint; `stream` asks for events.
-fn post<'a, V: Vendor>(
+/// The POST of `request` for `model` to its endpoint; `stream` asks for events. Through a cloud,
+/// the cloud's endpoint, body and signature.
+async fn post<'a, V: Vendor>(
     provider: &'a HttpProvider<V>,
     request: &AiRequest,
     model: &str,
@@ -316,15 +333,34 @@ fn post<'a, V: Vendor>(
 ) -> Result<Post<'a>, ProviderError> {
     let body = provider.vendor.body(provider.call(request), stream)?;
     let (prepared, headers) = prepared(provider)?;
-    let url = if stream {
-        provider.vendor.stream_url(prepared, model)
-    } else {
-        provider.vendor.url(prepared, model)
+    let named = |e: ProviderError| e.with_provider(&provider.name);
+    let Some(cloud) = &provider.cloud else {
+        let url = if stream {
+            provider.vendor.stream_url(prepared, model)
+        } else {
+            provider.vendor.url(prepared, model)
+        };
+        return Ok(Post {
+            provider: &provider.name,
+            url: url.map_err(named)?,
+            headers: Cow::Borrowed(headers),
+            body,
+            key: &provider.key,
+        });
     };
+    let url = cloud
+        .url(&provider.base_url, model, stream)
+        .map_err(named)?;
+    let body = cloud.body(body).map_err(named)?;
+    let mut headers = cloud.headers(headers);
+    cloud
+        .authorize(&url, &body, &mut headers)
+        .await
+        .map_err(named)?;
     Ok(Post {
         provider: &provider.name,
-        url: url.map_err(|e| e.with_provider(&provider.name))?,
-        headers,
+        url: Cow::Owned(url),
+        headers: Cow::Owned(headers),
         body,
         key: &provider.key,
     })
@@ -336,7 +372,7 @@ async fn send<V: Vendor>(
     request: &AiRequest,
 ) -> Result<AiResponse, ProviderError> {
     let model = provider.model_for(request);
-    let post = post(provider, request, model, false)?;
+    let post = post(provider, request, model, false).await?;
     provider
         .transport
         .send_json_at(post, |reply| {
@@ -352,7 +388,7 @@ async fn open<'a, V: Vendor>(
     decoder: V::Events,
 ) -> Result<PieceStream<'a>, ProviderError> {
     let model = provider.model_for(request);
-    let post = post(provider, request, model, true)?;
+    let post = post(provider, request, model, true).await?;
     open_and_read(&provider.transport, post, decoder, |reply| {
         provider.vendor.reply(reply, model, &provider.key)
     })
@@ -476,6 +512,7 @@ impl<V: Vendor> fmt::Debug for HttpProvider<V> {
             .field("api_key", &self.key)
             .field("vendor", &self.vendor)
             .field("transport", &self.transport)
+            .field("cloud", &self.cloud)
             .finish()
     }
 }

@@ -278,6 +278,7 @@ pub(crate) fn with_defaults<V: Vendor + Default>(key: impl Into<String>) -> Http
         key: ApiKey::new(key),
         transport: Transport::default(),
         prepared: Prepared::default(),
+        cloud: None,
     }
 }
 
@@ -346,4 +347,15 @@ pub(crate) fn env_var(name: &str) -> Option<String> {
         .ok()
         .map(|v| v.trim().to_owned())
         .filter(|v| !v.is_empty())
+}
+
+/// The variables of `pairs`, as `from_env` would read them, for tests.
+#[cfg(test)]
+pub(crate) fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+    move |name| {
+        pairs
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| (*v).to_owned())
+    }
 }

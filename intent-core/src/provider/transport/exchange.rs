@@ -74,7 +74,7 @@ impl Transport {
         let post = Post {
             provider,
             url: std::borrow::Cow::Borrowed(&url),
-            headers: &no_headers,
+            headers: std::borrow::Cow::Borrowed(&no_headers),
             body: Vec::new(),
             key,
         };

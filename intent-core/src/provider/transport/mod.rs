@@ -92,8 +92,9 @@ pub(crate) struct Post<'a> {
     /// The endpoint.
     pub(crate) url: std::borrow::Cow<'a, reqwest::Url>,
     /// Headers besides `content-type` (authentication, versions): the provider's fixed ones,
-    /// borrowed, since each try copies them into its request anyway.
-    pub(crate) headers: &'a HeaderMap,
+    /// borrowed, since each try copies them into its request anyway; owned for a request that
+    /// carries headers of its own (a cloud's signature or access token, see `http::Cloud`).
+    pub(crate) headers: std::borrow::Cow<'a, HeaderMap>,
     /// The serialized JSON body.
     pub(crate) body: Vec<u8>,
     /// The key, redacted from any message.
@@ -155,7 +156,7 @@ impl Transport {
         let parts = Parts {
             method: Method::POST,
             url: &post.url,
-            headers: post.headers,
+            headers: &post.headers,
             content_type: Some(HeaderValue::from_static("application/json")),
             body: Some(Bytes::from(std::mem::take(&mut post.body))),
         };

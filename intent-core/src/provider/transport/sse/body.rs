@@ -25,6 +25,65 @@ use reqwest::header::CONTENT_TYPE;
 use tokio::time::Instant;
 
 use super::{SseError, SseEvent, SseParser};
+
+/// How a stream's body is framed: server-sent events, or AWS's event-stream frames (a reply
+/// whose content type is `application/vnd.amazon.eventstream`).
+#[derive(Debug)]
+enum Framing {
+    Sse(SseParser),
+    #[cfg(feature = "bedrock")]
+    Aws(super::aws_frames::FrameParser),
+}
+
+impl Framing {
+    fn of(response: &reqwest::Response, max_event_bytes: usize) -> Framing {
+        #[cfg(feature = "bedrock")]
+        {
+            let aws = response
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.trim().starts_with("application/vnd.amazon.eventstream"));
+            if aws {
+                return Framing::Aws(super::aws_frames::FrameParser::new(max_event_bytes));
+            }
+        }
+        let _ = response;
+        Framing::Sse(SseParser::new(max_event_bytes))
+    }
+
+    fn next_event(&mut self, input: &mut &[u8]) -> Result<Option<SseEvent>, SseError> {
+        match self {
+            Framing::Sse(parser) => parser.next_event(input),
+            #[cfg(feature = "bedrock")]
+            Framing::Aws(parser) => parser.next_event(input),
+        }
+    }
+
+    fn finish(&self) -> Result<(), SseError> {
+        match self {
+            Framing::Sse(parser) => parser.finish(),
+            #[cfg(feature = "bedrock")]
+            Framing::Aws(parser) => parser.finish(),
+        }
+    }
+
+    fn activity(&self) -> u64 {
+        match self {
+            Framing::Sse(parser) => parser.activity(),
+            #[cfg(feature = "bedrock")]
+            Framing::Aws(parser) => parser.activity(),
+        }
+    }
+
+    fn ignored(&self) -> (u64, Option<&str>) {
+        match self {
+            Framing::Sse(parser) => parser.ignored(),
+            #[cfg(feature = "bedrock")]
+            Framing::Aws(_) => (0, None),
+        }
+    }
+}
 use crate::provider::error::{ProviderError, ProviderErrorKind};
 use crate::provider::transport::{
     display_url, error_chain, ApiKey, Fault, Post, Receive, Transport,
@@ -103,7 +162,7 @@ pub(crate) struct EventBody {
     /// The chunk being read and how far.
     chunk: Bytes,
     offset: usize,
-    parser: SseParser,
+    parser: Framing,
     /// Body bytes read so far.
     read: usize,
     max_response_bytes: usize,
@@ -125,12 +184,13 @@ impl EventBody {
         first: Bytes,
         post: &Post<'_>,
     ) -> Self {
+        let parser = Framing::of(&response, transport.max_event_bytes);
         EventBody {
             response: Some(response),
             read: first.len(),
             chunk: first,
             offset: 0,
-            parser: SseParser::new(transport.max_event_bytes),
+            parser,
             max_response_bytes: transport.max_response_bytes,
             timeout: transport.timeout(),
             idle_timeout: transport.idle_timeout,
@@ -263,6 +323,8 @@ impl EventBody {
             ),
             SseError::NotUtf8 { .. } => self.error(ProviderErrorKind::Decode, format!("is not an event stream: {error}")),
             SseError::Unfinished { .. } => self.broken(error.to_string()),
+            #[cfg(feature = "bedrock")]
+            SseError::BadFrame { .. } => self.broken(error.to_string()),
         }
     }
 

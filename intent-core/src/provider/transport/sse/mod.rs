@@ -25,6 +25,8 @@
 //! either, refuses lines the standard ignores (a bare field, an unknown field) and drops an
 //! unfinished event at the end without a word. Neither has a size limit to configure.
 
+#[cfg(feature = "bedrock")]
+pub(crate) mod aws_frames;
 mod body;
 
 pub(crate) use body::{EventBody, Opened};
@@ -65,6 +67,14 @@ pub(crate) enum SseError {
         /// The start of the unfinished line or data, for the message.
         preview: String,
     },
+    /// A frame of AWS's event-stream framing is malformed or fails its checksum.
+    #[cfg(feature = "bedrock")]
+    BadFrame {
+        /// The frame's number, from 1.
+        frame: u64,
+        /// What is wrong with it.
+        why: String,
+    },
 }
 
 impl fmt::Display for SseError {
@@ -79,6 +89,10 @@ impl fmt::Display for SseError {
                     f,
                     "the stream ended in the middle of an event ({preview:?})"
                 )
+            }
+            #[cfg(feature = "bedrock")]
+            SseError::BadFrame { frame, why } => {
+                write!(f, "event-stream frame {frame} is not readable: {why}")
             }
         }
     }

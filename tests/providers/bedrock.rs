@@ -1,0 +1,370 @@
+//! Amazon Bedrock's Converse API on the wire (127.0.0.1): the signed request, a reply shaped as
+//! the recorded ones (pydantic-ai's Bedrock cassettes: a forced tool's `toolUse.input`, usage with
+//! cache counts), throttling retried, and streams in AWS's event-stream framing read the same
+//! cut at every byte, with a bad checksum, a frame cut short and an exception each a clear error.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use intent_core::provider::{
+    AiResponse, BedrockProvider, FinishReason, Provider, ProviderErrorKind, ReplyAssembler,
+};
+use intent_core::{AiRequest, ResponseFormat, Usage};
+use serde_json::{json, Value};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::conformance::replay::{Answer, Delivery, ReplayServer};
+use intent_tests::wire::quick_retries;
+
+const SECRET: &str = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+const MODEL: &str = "us.anthropic.claude-sonnet-4-20250514-v1:0";
+const CONVERSE: &str = "/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse";
+
+fn bedrock(base: &str) -> BedrockProvider {
+    BedrockProvider::new()
+        .with_region("us-west-2")
+        .with_base_url(base)
+        .with_model(MODEL)
+        .with_credentials("AKIDEXAMPLE", SECRET, Some("session-token-example".into()))
+        .with_retry_policy(quick_retries(2))
+        .with_timeout(Duration::from_secs(10))
+}
+
+fn schema_request() -> AiRequest {
+    AiRequest::new("You are terse.", "The weather in London?").with_format(
+        ResponseFormat::JsonSchema,
+        Some(json!({"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "number"}},
+                    "required": ["city", "celsius"], "additionalProperties": false})),
+    )
+}
+
+/// A reply shaped as the recorded ones: the forced tool's input, a trailing text block, usage.
+fn tool_reply() -> Value {
+    json!({
+        "metrics": {"latencyMs": 412},
+        "output": {"message": {"role": "assistant", "content": [
+            {"toolUse": {"toolUseId": "tooluse_local1", "name": "intent_output", "input": {"city": "London", "celsius": 7.5}}},
+            {"text": "\n\nDone."}
+        ]}},
+        "stopReason": "tool_use",
+        "usage": {"inputTokens": 571, "outputTokens": 22, "cacheReadInputTokens": 1024, "cacheWriteInputTokens": 0, "serverToolUsage": {}, "totalTokens": 1617}
+    })
+}
+
+#[tokio::test]
+async fn a_signed_converse_request_forces_the_answer_tool_and_reads_its_input() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(CONVERSE))
+        .respond_with(ResponseTemplate::new(200).set_body_json(tool_reply()))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let reply = bedrock(&server.uri())
+        .complete(&schema_request())
+        .await
+        .unwrap();
+    let answer: Value = serde_json::from_str(&reply.text).unwrap();
+    assert_eq!(answer, json!({"city": "London", "celsius": 7.5}));
+    assert_eq!(reply.finish_reason, FinishReason::Stop);
+    assert_eq!(
+        reply.usage,
+        Usage {
+            input_tokens: 571 + 1024,
+            output_tokens: 22,
+            cached_tokens: 1024,
+            reasoning_tokens: 0,
+            calls: 1
+        }
+    );
+    let request = &server.received_requests().await.unwrap()[0];
+    let body: Value = serde_json::from_slice(&request.body).unwrap();
+    assert_eq!(
+        body["toolConfig"]["toolChoice"],
+        json!({"tool": {"name": "intent_output"}})
+    );
+    assert_eq!(
+        body["toolConfig"]["tools"][0]["toolSpec"]["inputSchema"]["json"]["required"],
+        json!(["city", "celsius"])
+    );
+    assert_eq!(body["system"], json!([{"text": "You are terse."}]));
+    assert_eq!(
+        body["messages"],
+        json!([{"role": "user", "content": [{"text": "The weather in London?"}]}])
+    );
+    assert!(body.get("model").is_none());
+    let header = |name: &str| {
+        request
+            .headers
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    let authorization = header("authorization").unwrap();
+    let date = header("x-amz-date").unwrap();
+    assert_eq!(date.len(), 16, "{date}");
+    let prefix = format!(
+        "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/{}/us-west-2/bedrock/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-security-token, Signature=",
+        &date[..8]
+    );
+    assert!(authorization.starts_with(&prefix), "{authorization}");
+    assert_eq!(authorization.len(), prefix.len() + 64, "{authorization}");
+    assert_eq!(
+        header("x-amz-security-token").as_deref(),
+        Some("session-token-example")
+    );
+    for (name, value) in &request.headers {
+        assert!(
+            !value.to_str().unwrap_or_default().contains(SECRET),
+            "{name}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn throttling_is_retried_and_a_model_the_region_lacks_is_a_clear_refusal() {
+    let server = MockServer::start().await;
+    let throttled = json!({"__type": "ThrottlingException", "message": "Rate exceeded"});
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .set_body_json(throttled)
+                .insert_header(
+                    "x-amzn-ErrorType",
+                    "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/",
+                ),
+        )
+        .up_to_n_times(2)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(tool_reply()))
+        .mount(&server)
+        .await;
+    let reply = bedrock(&server.uri())
+        .complete(&schema_request())
+        .await
+        .unwrap();
+    assert!(reply.text.contains("London"));
+    assert_eq!(server.received_requests().await.unwrap().len(), 3);
+
+    let missing = MockServer::start().await;
+    let refusal = json!({"message": "The provided model identifier is invalid."});
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(400)
+                .set_body_json(refusal)
+                .insert_header(
+                    "x-amzn-ErrorType",
+                    "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/",
+                ),
+        )
+        .mount(&missing)
+        .await;
+    let error = bedrock(&missing.uri())
+        .complete(&schema_request())
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind, ProviderErrorKind::InvalidRequest);
+    assert!(
+        error
+            .message
+            .contains("The provided model identifier is invalid."),
+        "{}",
+        error.message
+    );
+    assert_eq!(missing.received_requests().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn options_converse_cannot_take_are_refused_before_sending() {
+    let provider = bedrock("http://127.0.0.1:9");
+    let mut seeded = AiRequest::new("s", "u");
+    seeded.seed = Some(7);
+    let error = provider.complete(&seeded).await.unwrap_err();
+    assert!(error.message.contains("seed"), "{}", error.message);
+    let mut thinking = schema_request();
+    thinking.thinking_budget = Some(2048);
+    let error = provider.complete(&thinking).await.unwrap_err();
+    assert!(
+        error.message.contains("thinking_budget"),
+        "{}",
+        error.message
+    );
+    let mut nova = AiRequest::new("s", "u");
+    nova.model = Some("amazon.nova-lite-v1:0".into());
+    nova.thinking_budget = Some(2048);
+    let error = provider.complete(&nova).await.unwrap_err();
+    assert!(
+        error.message.contains("amazon.nova-lite-v1:0"),
+        "{}",
+        error.message
+    );
+}
+
+/// CRC-32 (IEEE), as the event-stream framing checks each prelude and message.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// One event-stream message with string headers, as AWS frames it.
+fn frame(headers: &[(&str, &str)], payload: &str) -> Vec<u8> {
+    let mut head = Vec::new();
+    for (name, value) in headers {
+        head.push(u8::try_from(name.len()).unwrap());
+        head.extend_from_slice(name.as_bytes());
+        head.push(7); // a string
+        head.extend_from_slice(&u16::try_from(value.len()).unwrap().to_be_bytes());
+        head.extend_from_slice(value.as_bytes());
+    }
+    let total = 12 + head.len() + payload.len() + 4;
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(&u32::try_from(total).unwrap().to_be_bytes());
+    out.extend_from_slice(&u32::try_from(head.len()).unwrap().to_be_bytes());
+    out.extend_from_slice(&crc32(&out[..8]).to_be_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(payload.as_bytes());
+    out.extend_from_slice(&crc32(&out).to_be_bytes());
+    out
+}
+
+fn event(kind: &str, payload: Value) -> Vec<u8> {
+    frame(
+        &[
+            (":event-type", kind),
+            (":content-type", "application/json"),
+            (":message-type", "event"),
+        ],
+        &payload.to_string(),
+    )
+}
+
+/// A stream shaped as the recorded one: reasoning deltas and a signature, then text, then the
+/// stop and the usage; every payload padded with `p`, as Bedrock pads them.
+fn converse_stream() -> Vec<u8> {
+    let mut body = event(
+        "messageStart",
+        json!({"p": "abcdefgh", "role": "assistant"}),
+    );
+    for piece in ["The user", " greets; answer", " in kind."] {
+        body.extend(event("contentBlockDelta", json!({"contentBlockIndex": 0, "delta": {"reasoningContent": {"text": piece}}, "p": "abcd"})));
+    }
+    body.extend(event("contentBlockDelta", json!({"contentBlockIndex": 0, "delta": {"reasoningContent": {"signature": "EqQBCkgIARAB"}}, "p": "ab"})));
+    body.extend(event(
+        "contentBlockStop",
+        json!({"contentBlockIndex": 0, "p": "abcdef"}),
+    ));
+    for piece in ["Grüße aus Köln", " — 日本 🙂"] {
+        body.extend(event(
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 1, "delta": {"text": piece}, "p": "abc"}),
+        ));
+    }
+    body.extend(event(
+        "contentBlockStop",
+        json!({"contentBlockIndex": 1, "p": "a"}),
+    ));
+    body.extend(event(
+        "messageStop",
+        json!({"p": "abcdefghij", "stopReason": "end_turn"}),
+    ));
+    body.extend(event("metadata", json!({"metrics": {"latencyMs": 2333}, "p": "abcdefghi", "usage": {"inputTokens": 37, "outputTokens": 74, "serverToolUsage": {}, "totalTokens": 111}})));
+    body
+}
+
+fn streamed_reply() -> AiResponse {
+    let mut reply = AiResponse::new("Grüße aus Köln — 日本 🙂", MODEL);
+    reply.reasoning = Some("The user greets; answer in kind.".into());
+    reply.usage = Usage {
+        input_tokens: 37,
+        output_tokens: 74,
+        cached_tokens: 0,
+        reasoning_tokens: 0,
+        calls: 1,
+    };
+    reply
+}
+
+async fn stream_server(body: Vec<u8>, deliveries: Vec<Delivery>) -> ReplayServer {
+    let body = Arc::new(body);
+    ReplayServer::start(move |n, request| {
+        if request.target != format!("{}-stream", CONVERSE)
+            || request.header("authorization").is_none()
+        {
+            return Answer::refusal(format!(
+                "not a signed converse-stream request: {}",
+                request.target
+            ));
+        }
+        Answer {
+            status: 200,
+            content_type: "application/vnd.amazon.eventstream",
+            body: body.clone(),
+            delivery: deliveries[n % deliveries.len()].clone(),
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_converse_stream_reads_the_same_cut_at_every_byte() {
+    let body = converse_stream();
+    let len = body.len();
+    let mut deliveries = vec![Delivery::Whole];
+    deliveries.extend((1..len).map(|cut| Delivery::Cuts(vec![cut])));
+    deliveries.push(Delivery::Cuts((1..len).collect()));
+    let count = deliveries.len();
+    let server = stream_server(body, deliveries).await;
+    let provider = bedrock(&server.base);
+    let request = AiRequest::new("You are terse.", "Greet.");
+    for n in 0..count {
+        let reply = ReplyAssembler::collect(provider.stream(&request)).await;
+        assert_eq!(reply.unwrap(), streamed_reply(), "delivery {n}");
+    }
+}
+
+#[tokio::test]
+async fn a_bad_checksum_a_frame_cut_short_and_an_exception_break_the_stream_clearly() {
+    let request = AiRequest::new("You are terse.", "Greet.");
+    let mut bad = converse_stream();
+    let at = bad.len() / 2;
+    bad[at] ^= 0x20;
+    let cut = converse_stream()[..converse_stream().len() - 7].to_vec();
+    let mut throttled = event("messageStart", json!({"role": "assistant"}));
+    throttled.extend(frame(
+        &[
+            (":exception-type", "throttlingException"),
+            (":content-type", "application/json"),
+            (":message-type", "exception"),
+        ],
+        r#"{"message":"Too many tokens, please wait before trying again."}"#,
+    ));
+    for (body, says) in [
+        (bad, "not readable"),
+        (cut, "cut short"),
+        (throttled, "throttlingException: Too many tokens"),
+    ] {
+        let server = stream_server(body, vec![Delivery::Whole]).await;
+        let error = ReplyAssembler::collect(bedrock(&server.base).stream(&request))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.kind,
+            ProviderErrorKind::StreamBroken,
+            "{}",
+            error.message
+        );
+        assert!(error.message.contains(says), "{says}: {}", error.message);
+    }
+}
