@@ -12,6 +12,7 @@ use intent_core::provider::{
     AiResponse, AnthropicProvider, GeminiProvider, OpenAiApi, OpenAiProvider, Provider,
     ProviderError, ReplyAssembler,
 };
+use intent_core::provider::{RequestTools, ToolDefinition};
 use intent_core::{AiRequest, ReasoningEffort, ResponseFormat};
 use serde_json::{json, Value};
 use wiremock::matchers::method;
@@ -83,6 +84,16 @@ fn request(kind: Kind, model: Option<&str>) -> AiRequest {
         }
         Kind::Request("JSON object") => {
             request = request.with_format(ResponseFormat::JsonObject, None);
+        }
+        Kind::Request("tools") => {
+            let parameters = json!({
+                "type": "object",
+                "properties": {"order": {"type": "string"}},
+                "required": ["order"],
+                "additionalProperties": false
+            });
+            let lookup = ToolDefinition::new("lookup_order", "Finds an order.", parameters);
+            request.tools = Some(Arc::new(RequestTools::new(vec![lookup])));
         }
         Kind::Request("`.stream()`") => {}
         other => panic!("the walk does not know how to set {other:?}: teach it"),

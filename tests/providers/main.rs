@@ -4,9 +4,9 @@ mod anthropic;
 mod anthropic_stream;
 mod attachments;
 mod attempt_reasoning;
-mod capabilities;
 #[cfg(feature = "bedrock")]
 mod bedrock;
+mod capabilities;
 mod conformance;
 mod escalation;
 mod fallback;

@@ -329,6 +329,15 @@ pub static TABLE: &[Row] = &[
         ],
     },
     Row {
+        kind: Kind::Request("tools"),
+        cells: [
+            sent("`tools` of `function`s, strict, with `tool_choice`; `role: tool` results", "/tools/0/function/parameters"),
+            sent("`tools` of `function`s, strict; `function_call_output` items", "/tools/0/parameters"),
+            sent("`tools` with `input_schema`; `tool_result` blocks, thinking blocks kept", "/tools/0/input_schema"),
+            sent("`tools.functionDeclarations` in Gemini's dialect; `functionResponse` parts", "/tools/0/functionDeclarations/0/parametersJsonSchema"),
+        ],
+    },
+    Row {
         kind: Kind::Request("JSON object"),
         cells: [
             sent("`response_format` `json_object`", "/response_format/type"),
@@ -567,6 +576,8 @@ mod tests {
             expected_output_description: _,
             system_instructions: _,
             examples: _,
+            max_tool_calls: _,
+            output_mode: _,
         } = crate::AiRequestOptions::default();
         let sent = [
             "max_output_tokens",
@@ -584,7 +595,9 @@ mod tests {
         // `max_attempts`, `max_total_tokens`, `deadline`, `no_cache`, `judge` and
         // `answer_checks` rule the attempts; `rule_lines`, `output_schema`,
         // `expected_output_description`, `system_instructions` and `examples` are the prompt's
-        // text and the strict schema (the `strict schema` row).
+        // text and the strict schema (the `strict schema` row); `max_tool_calls` bounds the
+        // tool rounds, and `output_mode` becomes the strict schema, the `tools` row (a forced
+        // `final_answer` tool) or the prompt's text.
         for name in sent {
             assert!(
                 TABLE.iter().any(|r| r.kind == Kind::Option(name)),

@@ -30,9 +30,9 @@
 
 mod anthropic;
 pub(crate) mod batch;
-pub(crate) mod capabilities;
 #[cfg(feature = "bedrock")]
 mod bedrock;
+pub(crate) mod capabilities;
 mod cloud;
 mod extra_body;
 mod gemini;

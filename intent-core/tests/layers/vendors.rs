@@ -33,6 +33,10 @@ const FILES: &[(&str, &str)] = &[
         "tools.rs",
         "tool calling: the tools offered, the rounds sent back, the calls a reply makes",
     ),
+    (
+        "stream_calls.rs",
+        "tool calls assembled from a stream, for a vendor that streams their arguments in a form of its own",
+    ),
 ];
 
 /// The files that write one API's request and reply: `wire.rs`, or one file per API.

@@ -34,12 +34,6 @@ pub async fn conforms(file: &str) {
     );
 }
 
-/// Checks a recording that holds tool calls, as [`conforms`] does (its tool calls included),
-/// where another defect of the provider still keeps it from reading as recorded.
-pub async fn pending_tools(file: &str) {
-    conforms(file).await;
-}
-
 /// What a recording must yield.
 pub(super) enum Outcome {
     Reply(Want),

@@ -14,11 +14,16 @@
 //! - A stream's last part is often `{"text": "", "thoughtSignature": ...}`: no text.
 //! - An error after HTTP 200 comes as a chunk `{"error": {"code", "message", "status"}}`.
 //!
+//! - Function calls come as `functionCall` parts, whole or with their arguments streamed
+//!   (`stream_calls`); they are handed on whole, before the end.
+//!
 //! The stream ends at the chunk with a finish reason (or a block reason); a body that ends before
 //! one is a broken stream, never a reply. The finish reasons, usage and reasoning are read by the
 //! same rules as a reply sent whole (`wire`): the reply rebuilt from the pieces is the one
 //! [`super::wire::parse`] reads.
 
+use super::stream_calls::StreamCalls;
+use super::tools::calls_of;
 use super::wire::{finish_reason, part_text, usage, GenerateReply, UsageMetadata};
 use crate::provider::pieces::{
     not_an_event, server_error, typed_error_text, EventDecoder, Pieces, StreamEnd, StreamModel,
@@ -35,6 +40,8 @@ pub(crate) struct GeminiDecoder {
     usage: Option<UsageMetadata>,
     /// The thoughts, sent once they are not blank.
     reasoning: UntilNotBlank,
+    /// The function calls, whole or with their arguments streamed.
+    calls: StreamCalls,
 }
 
 impl GeminiDecoder {
@@ -44,15 +51,21 @@ impl GeminiDecoder {
             model: StreamModel::new(sent_model),
             usage: None,
             reasoning: UntilNotBlank::default(),
+            calls: StreamCalls::default(),
         }
     }
 
     fn end(&mut self, finish: FinishReason, pieces: &mut Pieces) {
-        pieces.push_back(StreamPiece::End(StreamEnd::new(
+        let parts = std::mem::take(&mut self.calls).finish();
+        let (calls, turn) = calls_of(&parts);
+        pieces.extend(calls.into_iter().map(StreamPiece::ToolCall));
+        let mut end = StreamEnd::new(
             finish,
             usage(self.usage.take().unwrap_or_default()),
             self.model.answered(),
-        )));
+        );
+        end.vendor_turn = turn;
+        pieces.push_back(StreamPiece::End(end));
     }
 }
 
@@ -86,6 +99,9 @@ impl EventDecoder for GeminiDecoder {
             .unwrap_or_default()
             .iter()
         {
+            if self.calls.push(part)? {
+                continue;
+            }
             match part_text(part) {
                 Some((thought, true)) => {
                     if let Some(piece) = self.reasoning.push(thought.to_owned()) {

@@ -5,6 +5,7 @@
 mod dialect;
 mod events;
 mod parts;
+mod stream_calls;
 mod tools;
 mod wire;
 

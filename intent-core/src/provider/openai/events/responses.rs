@@ -23,6 +23,9 @@
 //!   or with `response.failed` (`response.error {code, message}`) or `error` (`{code, message,
 //!   param}`, or `{error: {type, code, message}}` as recorded in `openai-error.1.chunks.txt`), which
 //!   break the stream with the vendor's message.
+//! - Function calls are read from the final `response`'s `function_call` items, their arguments
+//!   whole (`azure-tool-call.1.chunks.txt`): `response.function_call_arguments.delta` repeats
+//!   them in pieces and is not read.
 //! - Every other event type (`response.created`, `response.in_progress`, `*.done`, `*.added`,
 //!   function-call argument deltas, event types added later) carries nothing read here and is
 //!   skipped. The `*.done` events repeat the text of the deltas and are not read, so nothing is
@@ -120,6 +123,9 @@ impl ResponsesDecoder {
         if let Some(tokens) = whole.logprobs {
             pieces.push_back(StreamPiece::Logprobs(tokens));
         }
+        // The calls as the final response holds them, their arguments whole: the argument deltas
+        // before it repeat them piece by piece.
+        pieces.extend(whole.tool_calls.into_iter().map(StreamPiece::ToolCall));
         let finish_reason = if self.refusal.shown() {
             FinishReason::Refusal
         } else {
