@@ -243,11 +243,7 @@ impl Vendor for Bedrock {
 
 /// A region names a host: lowercase letters, digits and `-` only.
 fn check_region(region: &str) -> Result<(), String> {
-    let valid = !region.is_empty()
-        && region
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-    if valid {
+    if super::cloud::is_host_label(region) {
         Ok(())
     } else {
         Err(format!("{region:?} is not an AWS region (like us-east-1)"))

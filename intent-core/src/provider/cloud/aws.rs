@@ -31,6 +31,8 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
 use reqwest::Url;
 use tokio::sync::{Mutex, OnceCell};
 
+use crate::provider::http::key_header_value;
+use crate::provider::transport::error_chain;
 use crate::provider::{BoxFuture, ProviderError, ProviderErrorKind};
 
 /// Bedrock's signing name.
@@ -155,13 +157,7 @@ impl AwsCredentials {
             for (name, value) in signed {
                 let name = HeaderName::from_bytes(name.as_bytes())
                     .map_err(|e| ProviderError::new(ProviderErrorKind::Config, e.to_string()))?;
-                let mut value = HeaderValue::from_str(&value).map_err(|_| {
-                    ProviderError::new(
-                        ProviderErrorKind::Config,
-                        "the AWS credentials hold characters not allowed in an HTTP header",
-                    )
-                })?;
-                value.set_sensitive(true);
+                let value = key_header_value(&value, "bedrock")?;
                 headers.insert(name, value);
             }
             Ok(())
@@ -221,21 +217,6 @@ pub(crate) fn signature(
 
 fn unauthorized(message: String) -> ProviderError {
     ProviderError::new(ProviderErrorKind::Auth, message)
-}
-
-/// An error and its sources, joined by `: `.
-fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        let next = inner.to_string();
-        if !text.contains(&next) {
-            text.push_str(": ");
-            text.push_str(&next);
-        }
-        source = inner.source();
-    }
-    text
 }
 
 #[cfg(test)]

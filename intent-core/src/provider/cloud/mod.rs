@@ -72,3 +72,13 @@ pub(crate) fn check_model(model: &str, cloud: &str) -> Result<(), ProviderError>
         ))
     }
 }
+
+/// Whether `value` can name part of a host (a region, a location): lowercase letters, digits
+/// and `-` only.
+#[cfg_attr(not(any(feature = "bedrock", feature = "vertex")), allow(dead_code))]
+pub(crate) fn is_host_label(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}

@@ -408,11 +408,7 @@ impl Publisher {
 
 /// A location names a host: lowercase letters, digits and `-` only.
 fn check_location(location: &str) -> Result<(), String> {
-    let valid = !location.is_empty()
-        && location
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-    if valid {
+    if super::is_host_label(location) {
         Ok(())
     } else {
         Err(format!(

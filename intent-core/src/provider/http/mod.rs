@@ -34,7 +34,7 @@ pub(crate) use body::{
     answering_model, intent_and_input, key_header_value, no_answer, read_reply, request_body,
 };
 pub(crate) use cloud::Cloud;
-#[cfg(test)]
+#[cfg(all(test, any(feature = "bedrock", feature = "vertex")))]
 pub(crate) use settings::vars;
 pub(crate) use settings::{env_var, from_vars, with_defaults, Defaults, Env};
 

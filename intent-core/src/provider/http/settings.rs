@@ -349,8 +349,8 @@ pub(crate) fn env_var(name: &str) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
-/// The variables of `pairs`, as `from_env` would read them, for tests.
-#[cfg(test)]
+/// The variables of `pairs`, as `from_env` would read them, for the clouds' tests.
+#[cfg(all(test, any(feature = "bedrock", feature = "vertex")))]
 pub(crate) fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
     move |name| {
         pairs

@@ -451,7 +451,7 @@ fn status_fault(status: StatusCode, headers: &HeaderMap, body: &[u8], post: &Pos
 }
 
 /// An error and its sources, joined by `: `, without the URL reqwest adds.
-fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(inner) = source {
