@@ -26,6 +26,10 @@ const FILES: &[(&str, &str)] = &[
     ("events.rs", "the decoder of the vendor's streamed events"),
     ("batch.rs", "the vendor's batch API (VendorBatch)"),
     ("dialect.rs", "the JSON Schema dialect the vendor takes"),
+    (
+        "tools.rs",
+        "tool calling: the tools offered, the rounds sent back, the calls a reply makes",
+    ),
 ];
 
 /// The files that write one API's request and reply: `wire.rs`, or one file per API.

@@ -18,9 +18,11 @@ pub(super) fn compare_all(
             let mut failures = Vec::new();
             let mut text = String::new();
             let mut reasoning: Vec<String> = Vec::new();
+            let mut calls = Vec::new();
             for (i, (reply, want)) in replies.iter().zip(each).enumerate() {
                 let reply = reply.as_ref().map(|reply| {
                     text.push_str(&reply.text);
+                    calls.extend(reply.tool_calls.iter().cloned());
                     reasoning.extend(reply.reasoning.clone());
                     let mut reply = reply.clone();
                     reply.text.clear();
@@ -35,6 +37,9 @@ pub(super) fn compare_all(
                 );
             }
             failures.extend(differs("the streams' text", &text, &all.text));
+            if let Some(wanted) = &all.tool_calls {
+                failures.extend(compare_calls(&calls, wanted));
+            }
             let reasoning = (!reasoning.is_empty()).then(|| reasoning.join("\n\n"));
             failures.extend(differs(
                 "the streams' reasoning",
@@ -88,6 +93,52 @@ fn compare(reply: &Result<AiResponse, ProviderError>, want: &Want) -> Vec<String
     if let Some(model) = &want.model {
         if &reply.model != model {
             failures.push(format!("model: got {:?}, want {model:?}", reply.model));
+        }
+    }
+    if let Some(calls) = &want.tool_calls {
+        failures.extend(compare_calls(&reply.tool_calls, calls));
+    }
+    failures
+}
+
+/// The differences between a reply's tool calls and the recorded ones: each call's name, id
+/// (where the recording has one) and arguments, read as JSON.
+pub(super) fn compare_calls(
+    got: &[intent_core::provider::ToolCall],
+    want: &[(String, String, serde_json::Value)],
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    if got.len() != want.len() {
+        failures.push(format!(
+            "tool calls: got {} ({got:?}), want {} ({want:?})",
+            got.len(),
+            want.len()
+        ));
+        return failures;
+    }
+    for (i, (call, (id, name, arguments))) in got.iter().zip(want).enumerate() {
+        if &call.name != name {
+            failures.push(format!(
+                "tool call {i}: name {:?}, want {name:?}",
+                call.name
+            ));
+        }
+        if !id.is_empty() && &call.id != id {
+            failures.push(format!("tool call {i}: id {:?}, want {id:?}", call.id));
+        }
+        let read: Result<serde_json::Value, _> = match call.arguments.trim() {
+            "" => Ok(serde_json::json!({})),
+            text => serde_json::from_str(text),
+        };
+        match read {
+            Ok(value) if &value == arguments => {}
+            Ok(value) => failures.push(format!(
+                "tool call {i}: arguments {value}, want {arguments}"
+            )),
+            Err(error) => failures.push(format!(
+                "tool call {i}: arguments {:?} are not JSON ({error})",
+                call.arguments
+            )),
         }
     }
     failures

@@ -169,6 +169,9 @@ pub struct Want {
     pub finish: FinishReason,
     /// The model the reply names; `None` when the recording names none.
     pub model: Option<String>,
+    /// The tool calls the reply makes, as `(id, name, arguments)` (an id empty where the
+    /// recording has none); `None` where they are not compared (one stream of several).
+    pub tool_calls: Option<Vec<(String, String, Value)>>,
 }
 
 /// What a recorded error must be once read by our provider: the vendor's message, whole.
@@ -265,8 +268,33 @@ impl Want {
             usage,
             finish,
             model,
+            tool_calls: Some(want_calls(expected)),
         }
     }
+}
+
+/// The tool calls a recording's `expected` block lists, whichever vendor's names it uses
+/// (`id` or `call_id`; `arguments`, `input` or `args`).
+fn want_calls(expected: &Value) -> Vec<(String, String, Value)> {
+    let calls = expected["tool_calls"].as_array().map(Vec::as_slice);
+    calls
+        .unwrap_or_default()
+        .iter()
+        .map(|call| {
+            let id = call
+                .get("id")
+                .or_else(|| call.get("call_id"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let arguments = ["arguments", "input", "args"]
+                .iter()
+                .find_map(|field| call.get(*field))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let name = call["name"].as_str().unwrap_or_default();
+            (id.to_owned(), name.to_owned(), arguments)
+        })
+        .collect()
 }
 
 /// A Responses reply whose messages carry a `phase` (gpt-5.3-codex and later): the answer is the

@@ -129,6 +129,17 @@ pub mod defects {
             anthropic_claude_sonnet_5_reasoning_summarized_chunks: "anthropic-messages/anthropic-claude-sonnet-5-reasoning-summarized.chunks.txt",
             anthropic_claude_sonnet_5_reasoning_generic_chunks: "anthropic-messages/anthropic-claude-sonnet-5-reasoning-generic.chunks.txt",
         }
+        openai_chat_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
+            deepseek_tool_call_json: "openai-chat/deepseek-tool-call.json",
+            deepseek_tool_call_chunks: "openai-chat/deepseek-tool-call.chunks.txt",
+            groq_tool_call_json: "openai-chat/groq-tool-call.json",
+            groq_tool_call_chunks: "openai-chat/groq-tool-call.chunks.txt",
+            qwen_plus_normalized_replayed_tool_arguments_success_json: "openai-chat/qwen-plus-normalized-replayed-tool-arguments-success.json",
+        }
+        openai_responses_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
+            azure_tool_call_1_json: "openai-responses/azure-tool-call.1.json",
+            issue_7082_o3_optional_tool_parameters_json: "openai-responses/issue-7082-o3-optional-tool-parameters.json",
+        }
         xai_reasoning_left_out_of_output = "defect: xAI counts reasoning_tokens outside completion_tokens (total_tokens = prompt + completion + reasoning); Usage::output_tokens must add them, as they are billed as output" {
             xai_text_json: "openai-chat/xai-text.json",
         }
@@ -138,13 +149,6 @@ pub mod defects {
 /// The recordings that hold tool calls.
 pub mod pending_tools {
     cases! { pending_tools:
-        openai_chat = "pending tools: the recording holds tool calls, which the library cannot return yet" {
-            deepseek_tool_call_json: "openai-chat/deepseek-tool-call.json",
-            deepseek_tool_call_chunks: "openai-chat/deepseek-tool-call.chunks.txt",
-            groq_tool_call_json: "openai-chat/groq-tool-call.json",
-            groq_tool_call_chunks: "openai-chat/groq-tool-call.chunks.txt",
-            qwen_plus_normalized_replayed_tool_arguments_success_json: "openai-chat/qwen-plus-normalized-replayed-tool-arguments-success.json",
-        }
         xai = "pending tools; also shows the defect of defects::xai_reasoning_left_out_of_output" {
             xai_tool_call_chunks: "openai-chat/xai-tool-call.chunks.txt",
         }
@@ -153,10 +157,6 @@ pub mod pending_tools {
             azure_tool_call_1_chunks: "openai-responses/azure-tool-call.1.chunks.txt",
             azure_reasoning_encrypted_content_1_chunks: "openai-responses/azure-reasoning-encrypted-content.1.chunks.txt",
             openai_issue_11239_1_chunks: "openai-responses/openai-issue-11239.1.chunks.txt",
-        }
-        openai_responses = "pending tools: the recording holds tool calls, which the library cannot return yet" {
-            azure_tool_call_1_json: "openai-responses/azure-tool-call.1.json",
-            issue_7082_o3_optional_tool_parameters_json: "openai-responses/issue-7082-o3-optional-tool-parameters.json",
         }
         anthropic = "pending tools: the recording holds tool calls, which the library cannot return yet" {
             anthropic_json_tool_1_chunks: "anthropic-messages/anthropic-json-tool.1.chunks.txt",

@@ -85,6 +85,7 @@ impl Outcome {
                 // Text and reasoning are compared over all the streams together.
                 want.text.clear();
                 want.reasoning = None;
+                want.tool_calls = None;
                 want
             })
             .collect();

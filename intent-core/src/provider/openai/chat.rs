@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{parts, usage, MaxTokensField, TokenDetails};
+use super::{parts, tools, usage, MaxTokensField, TokenDetails};
 use crate::provider::http::{
     answering_model, no_answer, read_reply, request_body, strict_schema, Call,
 };
@@ -64,7 +64,11 @@ pub(super) fn body(
     });
     let body = ChatBody {
         model,
-        messages: system.into_iter().chain(user).collect(),
+        messages: tools::ChatMessages {
+            head: system.into_iter().chain(user).collect(),
+            tools: request.tools.as_deref(),
+        },
+        tools: tools::chat_tools(request),
         max_completion_tokens,
         max_tokens,
         temperature: request.temperature,
@@ -84,7 +88,9 @@ pub(super) fn body(
 #[derive(Serialize)]
 struct ChatBody<'a> {
     model: &'a str,
-    messages: Vec<Message<'a>>,
+    messages: tools::ChatMessages<'a, Message<'a>>,
+    #[serde(flatten)]
+    tools: tools::ChatTools<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_completion_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -166,6 +172,8 @@ struct ChoiceMessage {
     /// vLLM (`--reasoning-parser`) and Ollama.
     #[serde(default, deserialize_with = "crate::provider::lenient")]
     reasoning: Option<String>,
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
+    tool_calls: Option<Vec<tools::ChatCallIn>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -205,6 +213,7 @@ fn parse_lenient(body: &[u8], sent_model: &str, key: &ApiKey) -> Result<AiRespon
         refusal: m.refusal,
         reasoning_content: m.reasoning_content,
         reasoning: m.reasoning,
+        tool_calls: m.tool_calls,
     });
     let mut response = response(
         Parts::of(message, choice.finish_reason.as_deref(), reply.model),
@@ -224,11 +233,14 @@ struct ReplyMessage {
     reasoning_content: Option<String>,
     /// vLLM (`--reasoning-parser`) and Ollama.
     reasoning: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<tools::ChatCallIn>>,
 }
 
 /// What a reply says, however it was read.
 struct Parts<'a> {
     text: String,
+    tool_calls: Vec<crate::provider::ToolCall>,
     refusal: Option<String>,
     reasoning: Option<String>,
     finish_reason: Option<&'a str>,
@@ -242,16 +254,18 @@ impl<'a> Parts<'a> {
         finish_reason: Option<&'a str>,
         model: Option<String>,
     ) -> Self {
-        let (text, refusal, reasoning) = match message {
+        let (text, refusal, reasoning, tool_calls) = match message {
             Some(message) => (
                 content_text(message.content),
                 message.refusal,
                 message.reasoning_content.or(message.reasoning),
+                tools::chat_calls(message.tool_calls),
             ),
-            None => (String::new(), None, None),
+            None => (String::new(), None, None, Vec::new()),
         };
         Parts {
             text,
+            tool_calls,
             refusal,
             reasoning,
             finish_reason,
@@ -269,6 +283,7 @@ fn response(parts: Parts<'_>, usage: Usage, sent_model: &str) -> AiResponse {
     response.refusal = refusal;
     response.reasoning = parts.reasoning.filter(|r| !r.trim().is_empty());
     response.usage = usage;
+    response.tool_calls = parts.tool_calls;
     response
 }
 

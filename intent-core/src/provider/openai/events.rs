@@ -46,6 +46,8 @@ pub(crate) struct ChatDecoder {
     refusal: UntilNotBlank,
     /// The reasoning, sent once it is not blank.
     reasoning: UntilNotBlank,
+    /// The tool calls, assembled from their pieces.
+    tool_calls: super::tools::CallAssembler,
 }
 
 impl ChatDecoder {
@@ -57,6 +59,7 @@ impl ChatDecoder {
             usage: None,
             refusal: UntilNotBlank::default(),
             reasoning: UntilNotBlank::default(),
+            tool_calls: Default::default(),
         }
     }
 
@@ -81,6 +84,7 @@ impl EventDecoder for ChatDecoder {
             ));
         }
         if event.data.trim() == "[DONE]" {
+            self.tool_calls.finish(pieces);
             let end = self.end();
             pieces.push_back(StreamPiece::End(end));
             return Ok(true);
@@ -118,6 +122,9 @@ impl EventDecoder for ChatDecoder {
             }
             if let Some(refusal) = delta.refusal.and_then(|r| self.refusal.push(r)) {
                 pieces.push_back(StreamPiece::Refusal(refusal));
+            }
+            if let Some(calls) = delta.tool_calls {
+                self.tool_calls.push(calls);
             }
         }
         if let Some(tokens) = crate::provider::logprobs::chat(choice.logprobs) {
@@ -171,6 +178,8 @@ struct Delta {
     reasoning_content: Option<String>,
     #[serde(default)]
     reasoning: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<super::tools::ChatCallDelta>>,
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ mod chat;
 mod events;
 mod parts;
 mod responses;
+mod tools;
 
 use reqwest::header::{HeaderMap, HeaderName, AUTHORIZATION};
 use serde::Deserialize;

@@ -70,10 +70,14 @@ pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
     let body = ResponsesBody {
         model,
         instructions: (!request.system.is_empty()).then_some(request.system.as_str()),
-        input: [InputMessage {
-            role: "user",
-            content: UserContent::of(request, Api::Responses),
-        }],
+        input: super::tools::ResponsesInput {
+            user: InputMessage {
+                role: "user",
+                content: UserContent::of(request, Api::Responses),
+            },
+            tools: request.tools.as_deref(),
+        },
+        tools: super::tools::responses_tools(request),
         max_output_tokens: request.max_output_tokens,
         temperature: request.temperature,
         reasoning: request.reasoning_effort.map(|effort| Reasoning { effort }),
@@ -91,7 +95,9 @@ struct ResponsesBody<'a> {
     model: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
-    input: [InputMessage<'a>; 1],
+    input: super::tools::ResponsesInput<'a, InputMessage<'a>>,
+    #[serde(flatten)]
+    tools: super::tools::ResponsesTools<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -292,6 +298,10 @@ pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse
     response.refusal = refused.then_some(output.refusal);
     response.reasoning = (!output.reasoning.trim().is_empty()).then_some(output.reasoning);
     response.logprobs = crate::provider::logprobs::responses(&items);
+    response.tool_calls = items
+        .iter()
+        .filter_map(super::tools::responses_call)
+        .collect();
     response.usage = usage(
         counts.input_tokens,
         counts.output_tokens,
