@@ -216,6 +216,7 @@ pub(super) async fn rounds<T>(
         let mut next = RequestTools::clone(request.tools.as_deref().unwrap_or(&tools.offered));
         let mut round = ToolRound::new(calls, results);
         round.text = std::mem::take(&mut answer.response.text);
+        round.vendor_turn = answer.response.vendor_turn.take();
         next.rounds.push(round);
         request.tools = Some(Arc::new(next));
         answer = match reply::answer(job, limits, &request, number, first_key, span).await {

@@ -112,6 +112,11 @@ pub struct AiResponse {
     /// The tools the model called, in order, when the request offered tools
     /// ([`AiRequest::tools`]) and the model called some instead of answering; empty otherwise.
     pub tool_calls: Vec<ToolCall>,
+    /// With tool calls: the model's turn as the vendor must be sent it again on the next round,
+    /// when it holds more than text and calls (Anthropic's content blocks with their signed
+    /// `thinking` blocks; Gemini's parts with their `thoughtSignature`s). Goes to
+    /// [`ToolRound::vendor_turn`].
+    pub vendor_turn: Option<serde_json::Value>,
 }
 
 impl AiResponse {
@@ -135,6 +140,7 @@ impl AiResponse {
             rate_limit: None,
             logprobs: None,
             tool_calls: Vec::new(),
+            vendor_turn: None,
         }
     }
 }

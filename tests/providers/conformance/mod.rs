@@ -98,6 +98,28 @@ pub mod conforms {
             google_response_schema_7689_json: "google-gemini/google-response-schema-7689.json",
             google_strict_forced_tool_choice_validated_json: "google-gemini/google-strict-forced-tool-choice-validated.json",
         }
+        openai_chat_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
+            deepseek_tool_call_json: "openai-chat/deepseek-tool-call.json",
+            deepseek_tool_call_chunks: "openai-chat/deepseek-tool-call.chunks.txt",
+            groq_tool_call_json: "openai-chat/groq-tool-call.json",
+            groq_tool_call_chunks: "openai-chat/groq-tool-call.chunks.txt",
+            qwen_plus_normalized_replayed_tool_arguments_success_json: "openai-chat/qwen-plus-normalized-replayed-tool-arguments-success.json",
+        }
+        openai_responses_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
+            azure_tool_call_1_json: "openai-responses/azure-tool-call.1.json",
+            issue_7082_o3_optional_tool_parameters_json: "openai-responses/issue-7082-o3-optional-tool-parameters.json",
+        }
+        anthropic_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
+            anthropic_json_tool_1_chunks: "anthropic-messages/anthropic-json-tool.1.chunks.txt",
+            anthropic_json_tool_1_json: "anthropic-messages/anthropic-json-tool.1.json",
+            anthropic_json_other_tool_1_chunks: "anthropic-messages/anthropic-json-other-tool.1.chunks.txt",
+            anthropic_json_other_tool_1_json: "anthropic-messages/anthropic-json-other-tool.1.json",
+            anthropic_tool_no_args_chunks: "anthropic-messages/anthropic-tool-no-args.chunks.txt",
+            anthropic_tool_no_args_json: "anthropic-messages/anthropic-tool-no-args.json",
+            issue_10781_1_chunks: "anthropic-messages/issue-10781.1.chunks.txt",
+            anthropic_issue_11674_empty_schema_forced_tool_call_1_chunks: "anthropic-messages/anthropic-issue-11674-empty-schema-forced-tool-call.1.chunks.txt",
+            anthropic_issue_11719_quoted_tool_input_json: "anthropic-messages/anthropic-issue-11719-quoted-tool-input.json",
+        }
     }
 }
 
@@ -129,17 +151,6 @@ pub mod defects {
             anthropic_claude_sonnet_5_reasoning_summarized_chunks: "anthropic-messages/anthropic-claude-sonnet-5-reasoning-summarized.chunks.txt",
             anthropic_claude_sonnet_5_reasoning_generic_chunks: "anthropic-messages/anthropic-claude-sonnet-5-reasoning-generic.chunks.txt",
         }
-        openai_chat_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
-            deepseek_tool_call_json: "openai-chat/deepseek-tool-call.json",
-            deepseek_tool_call_chunks: "openai-chat/deepseek-tool-call.chunks.txt",
-            groq_tool_call_json: "openai-chat/groq-tool-call.json",
-            groq_tool_call_chunks: "openai-chat/groq-tool-call.chunks.txt",
-            qwen_plus_normalized_replayed_tool_arguments_success_json: "openai-chat/qwen-plus-normalized-replayed-tool-arguments-success.json",
-        }
-        openai_responses_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
-            azure_tool_call_1_json: "openai-responses/azure-tool-call.1.json",
-            issue_7082_o3_optional_tool_parameters_json: "openai-responses/issue-7082-o3-optional-tool-parameters.json",
-        }
         xai_reasoning_left_out_of_output = "defect: xAI counts reasoning_tokens outside completion_tokens (total_tokens = prompt + completion + reasoning); Usage::output_tokens must add them, as they are billed as output" {
             xai_text_json: "openai-chat/xai-text.json",
         }
@@ -157,17 +168,6 @@ pub mod pending_tools {
             azure_tool_call_1_chunks: "openai-responses/azure-tool-call.1.chunks.txt",
             azure_reasoning_encrypted_content_1_chunks: "openai-responses/azure-reasoning-encrypted-content.1.chunks.txt",
             openai_issue_11239_1_chunks: "openai-responses/openai-issue-11239.1.chunks.txt",
-        }
-        anthropic = "pending tools: the recording holds tool calls, which the library cannot return yet" {
-            anthropic_json_tool_1_chunks: "anthropic-messages/anthropic-json-tool.1.chunks.txt",
-            anthropic_json_tool_1_json: "anthropic-messages/anthropic-json-tool.1.json",
-            anthropic_json_other_tool_1_chunks: "anthropic-messages/anthropic-json-other-tool.1.chunks.txt",
-            anthropic_json_other_tool_1_json: "anthropic-messages/anthropic-json-other-tool.1.json",
-            anthropic_tool_no_args_chunks: "anthropic-messages/anthropic-tool-no-args.chunks.txt",
-            anthropic_tool_no_args_json: "anthropic-messages/anthropic-tool-no-args.json",
-            issue_10781_1_chunks: "anthropic-messages/issue-10781.1.chunks.txt",
-            anthropic_issue_11674_empty_schema_forced_tool_call_1_chunks: "anthropic-messages/anthropic-issue-11674-empty-schema-forced-tool-call.1.chunks.txt",
-            anthropic_issue_11719_quoted_tool_input_json: "anthropic-messages/anthropic-issue-11719-quoted-tool-input.json",
         }
         gemini_streams = "pending tools; also shows the defect of defects::gemini_does_not_stream" {
             google_tool_call_chunks: "google-gemini/google-tool-call.chunks.txt",

@@ -55,6 +55,8 @@ pub(crate) struct MessagesDecoder {
     thinking: UntilNotBlank,
     /// A thinking block was sent: the next one is set apart by a blank line.
     thought: bool,
+    /// The blocks a tool round sends back, and the tool calls.
+    turn: super::tools::TurnAssembler,
 }
 
 impl MessagesDecoder {
@@ -67,6 +69,7 @@ impl MessagesDecoder {
             blocks: Vec::new(),
             thinking: UntilNotBlank::default(),
             thought: false,
+            turn: Default::default(),
         }
     }
 
@@ -161,6 +164,7 @@ impl EventDecoder for MessagesDecoder {
                 let Some(block) = data.content_block else {
                     return Err(self.malformed(&event, "it has no `content_block`"));
                 };
+                let kept = turn_block(&block);
                 let kind = match block.kind.as_deref() {
                     Some("text") => Block::Text,
                     Some("thinking") => Block::Thinking,
@@ -179,6 +183,9 @@ impl EventDecoder for MessagesDecoder {
                     self.content(kind, block, &event, pieces)?;
                 }
                 let index = data.index.unwrap_or(self.blocks.len() as u64);
+                if let Some(kept) = kept {
+                    self.turn.start(index, &kept);
+                }
                 self.blocks.retain(|(i, _)| *i != index);
                 self.blocks.push((index, kind));
             }
@@ -191,6 +198,17 @@ impl EventDecoder for MessagesDecoder {
                     Some("thinking_delta") => Block::Thinking,
                     _ => Block::Other,
                 };
+                if let (Some(index), Some(name)) = (data.index, delta.kind.as_deref()) {
+                    if self.turn.keeps(index) {
+                        let piece = match name {
+                            "thinking_delta" => delta.thinking.as_ref().and_then(Value::as_str),
+                            "signature_delta" => delta.signature.as_deref(),
+                            "input_json_delta" => delta.partial_json.as_deref(),
+                            _ => None,
+                        };
+                        self.turn.delta(index, name, piece.unwrap_or_default());
+                    }
+                }
                 // A delta counts only for a block of its kind (or one whose start never came).
                 if self.block(data.index).is_none_or(|block| block == kind) {
                     self.content(kind, delta, &event, pieces)?;
@@ -205,7 +223,9 @@ impl EventDecoder for MessagesDecoder {
                 }
             }
             "message_stop" => {
-                let end = self.end();
+                let turn = self.turn.finish(pieces);
+                let mut end = self.end();
+                end.vendor_turn = turn;
                 pieces.push_back(StreamPiece::End(end));
                 return Ok(true);
             }
@@ -305,6 +325,62 @@ struct Part {
     thinking: Option<Value>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
     stop_reason: Option<String>,
+    // What a tool round sends back: a `tool_use` block's id, name and input and its
+    // `input_json_delta` pieces; a thinking block's signature; a redacted block's data.
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
+    id: Option<String>,
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
+    name: Option<String>,
+    #[serde(default)]
+    input: Option<Value>,
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
+    partial_json: Option<String>,
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
+    signature: Option<String>,
+    #[serde(default, deserialize_with = "crate::provider::lenient")]
+    data: Option<String>,
+}
+
+/// A block start as a tool round sends it back, for the kinds it keeps.
+fn turn_block(part: &Part) -> Option<Value> {
+    let kind = part.kind.as_deref()?;
+    let mut block = serde_json::Map::new();
+    block.insert("type".into(), Value::from(kind));
+    match kind {
+        "tool_use" => {
+            block.insert(
+                "id".into(),
+                Value::from(part.id.clone().unwrap_or_default()),
+            );
+            block.insert(
+                "name".into(),
+                Value::from(part.name.clone().unwrap_or_default()),
+            );
+            block.insert(
+                "input".into(),
+                part.input
+                    .clone()
+                    .unwrap_or_else(|| Value::Object(Default::default())),
+            );
+        }
+        "thinking" => {
+            block.insert(
+                "thinking".into(),
+                part.thinking.clone().unwrap_or_else(|| Value::from("")),
+            );
+            if let Some(signature) = part.signature.as_deref().filter(|s| !s.is_empty()) {
+                block.insert("signature".into(), Value::from(signature));
+            }
+        }
+        "redacted_thinking" => {
+            block.insert(
+                "data".into(),
+                Value::from(part.data.clone().unwrap_or_default()),
+            );
+        }
+        _ => return None,
+    }
+    Some(Value::Object(block))
 }
 
 #[cfg(test)]

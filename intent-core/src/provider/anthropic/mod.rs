@@ -4,6 +4,7 @@
 mod batch;
 mod events;
 mod parts;
+mod tools;
 mod wire;
 
 use reqwest::header::{HeaderMap, HeaderValue};

@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{parts, Anthropic};
+use super::{parts, tools, Anthropic};
 use crate::provider::http::{
     answering_model, no_answer, read_reply, request_body, strict_schema, Call,
 };
@@ -81,10 +81,14 @@ pub(super) fn body(
         model,
         max_tokens,
         system: System::of(request),
-        messages: [Message {
-            role: "user",
-            content: parts::UserContent::of(request),
-        }],
+        messages: tools::Messages {
+            user: Message {
+                role: "user",
+                content: parts::UserContent::of(request),
+            },
+            tools: request.tools.as_deref(),
+        },
+        tools: tools::tools(request, thinks, provider)?,
         // Thinking is refused with a changed temperature.
         temperature: request
             .temperature
@@ -103,7 +107,9 @@ struct MessagesBody<'a> {
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     system: Option<System<'a>>,
-    messages: [Message<'a>; 1],
+    messages: tools::Messages<'a, Message<'a>>,
+    #[serde(flatten)]
+    tools: tools::Tools<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
     #[serde(flatten)]
@@ -195,6 +201,7 @@ pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse
     response.refusal = refusal;
     response.reasoning = (!reasoning.is_empty()).then_some(reasoning);
     response.usage = reply.usage.unwrap_or_default().usage();
+    (response.tool_calls, response.vendor_turn) = tools::calls_of(&blocks);
     Ok(response)
 }
 

@@ -123,6 +123,9 @@ pub struct StreamEnd {
     /// With [`FinishReason::Refusal`]: the refusal message is the reply's text, trimmed (Anthropic
     /// states its refusal in the text, with no `Refusal` pieces).
     pub refusal_is_text: bool,
+    /// With tool calls: the model's turn as the vendor must be sent it again
+    /// ([`AiResponse::vendor_turn`](super::AiResponse::vendor_turn)).
+    pub vendor_turn: Option<serde_json::Value>,
 }
 
 impl StreamEnd {
@@ -133,6 +136,7 @@ impl StreamEnd {
             usage,
             model: model.into(),
             refusal_is_text: false,
+            vendor_turn: None,
         }
     }
 }
@@ -247,6 +251,7 @@ impl ReplyAssembler {
         response.usage = end.usage;
         response.logprobs = self.logprobs;
         response.tool_calls = self.tool_calls;
+        response.vendor_turn = end.vendor_turn;
         Ok(response)
     }
 
@@ -317,11 +322,9 @@ pub(crate) fn reply_pieces(
         pieces.push(StreamPiece::Logprobs(tokens));
     }
     pieces.extend(response.tool_calls.into_iter().map(StreamPiece::ToolCall));
-    pieces.push(StreamPiece::End(StreamEnd::new(
-        response.finish_reason,
-        response.usage,
-        response.model,
-    )));
+    let mut end = StreamEnd::new(response.finish_reason, response.usage, response.model);
+    end.vendor_turn = response.vendor_turn;
+    pieces.push(StreamPiece::End(end));
     pieces
 }
 

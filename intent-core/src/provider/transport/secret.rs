@@ -263,6 +263,7 @@ impl Redact for AiResponse {
             rate_limit,
             logprobs,
             tool_calls,
+            vendor_turn,
         } = self;
         let finish_reason = match finish_reason {
             FinishReason::Other(reason) => FinishReason::Other(key.redact(reason)),
@@ -289,11 +290,23 @@ impl Redact for AiResponse {
                 )
             })
             .collect();
+        response.vendor_turn = vendor_turn.map(|turn| key.redact_json(turn));
         response
     }
 }
 
 impl ApiKey {
+    /// `value` with the key taken out of its text (a value that holds none is kept as it is).
+    pub(crate) fn redact_json(&self, value: serde_json::Value) -> serde_json::Value {
+        let text = value.to_string();
+        let redacted = self.redact(text.clone());
+        if redacted == text {
+            value
+        } else {
+            serde_json::from_str(&redacted).unwrap_or(serde_json::Value::Null)
+        }
+    }
+
     /// True when the text `tokens` write holds the key.
     pub(crate) fn in_tokens(&self, tokens: &[crate::provider::TokenLogprob]) -> bool {
         let joined: String = tokens.iter().map(|t| t.token.as_str()).collect();
