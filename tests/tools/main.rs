@@ -4,6 +4,7 @@
 
 mod output_mode;
 mod rounds;
+mod wire_messages;
 mod wire_openai;
 
 use std::path::PathBuf;

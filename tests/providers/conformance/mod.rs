@@ -9,8 +9,9 @@
 //! - [`defects`]: it does not, because of a defect named in the case's `ignore` reason (the
 //!   provider must change, not the case); when the provider is fixed, the case moves to
 //!   [`conforms`].
-//! - [`pending_tools`]: it holds tool calls, which the library cannot return yet; the case checks
-//!   the rest and then fails, listing the calls it must yield.
+//! - [`pending_tools`]: it holds tool calls, checked as every case's are, and reads as recorded
+//!   once the defect its `ignore` reason names is fixed (a stream that does not stream yet, a
+//!   usage count); then the case moves to [`conforms`].
 //!
 //! All are `#[ignore]`d, since they read the corpus beside the repository:
 //! `cargo test -p intent-tests --test providers conformance:: -- --ignored` runs them (set
@@ -120,6 +121,11 @@ pub mod conforms {
             anthropic_issue_11674_empty_schema_forced_tool_call_1_chunks: "anthropic-messages/anthropic-issue-11674-empty-schema-forced-tool-call.1.chunks.txt",
             anthropic_issue_11719_quoted_tool_input_json: "anthropic-messages/anthropic-issue-11719-quoted-tool-input.json",
         }
+        gemini_tools = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)" {
+            google_tool_call_json: "google-gemini/google-tool-call.json",
+            google_tool_call_gemini3_json: "google-gemini/google-tool-call-gemini3.json",
+            google_strict_forced_tool_choice_any_json: "google-gemini/google-strict-forced-tool-choice-any.json",
+        }
     }
 }
 
@@ -160,27 +166,22 @@ pub mod defects {
 /// The recordings that hold tool calls.
 pub mod pending_tools {
     cases! { pending_tools:
-        xai = "pending tools; also shows the defect of defects::xai_reasoning_left_out_of_output" {
+        xai = "tool calls; waits on the defect of defects::xai_reasoning_left_out_of_output" {
             xai_tool_call_chunks: "openai-chat/xai-tool-call.chunks.txt",
         }
-        responses_streams = "pending tools; also shows the defect of defects::responses_do_not_stream" {
+        responses_streams = "tool calls; waits on the defect of defects::responses_do_not_stream" {
             openai_reasoning_encrypted_content_1_chunks: "openai-responses/openai-reasoning-encrypted-content.1.chunks.txt",
             azure_tool_call_1_chunks: "openai-responses/azure-tool-call.1.chunks.txt",
             azure_reasoning_encrypted_content_1_chunks: "openai-responses/azure-reasoning-encrypted-content.1.chunks.txt",
             openai_issue_11239_1_chunks: "openai-responses/openai-issue-11239.1.chunks.txt",
         }
-        gemini_streams = "pending tools; also shows the defect of defects::gemini_does_not_stream" {
+        gemini_streams = "tool calls; waits on the defect of defects::gemini_does_not_stream" {
             google_tool_call_chunks: "google-gemini/google-tool-call.chunks.txt",
             google_tool_call_gemini3_chunks: "google-gemini/google-tool-call-gemini3.chunks.txt",
             google_stream_no_args_tool_call_chunks: "google-gemini/google-stream-no-args-tool-call.chunks.txt",
             google_stream_tool_call_arguments_chunks: "google-gemini/google-stream-tool-call-arguments.chunks.txt",
             google_stream_tool_call_array_arguments_missing_terminal_function_call_chunks: "google-gemini/google-stream-tool-call-array-arguments-missing-terminal-function-call.chunks.txt",
             google_vertex_stream_tool_call_arguments_nested_1_chunks: "google-gemini/google-vertex-stream-tool-call-arguments-nested.1.chunks.txt",
-        }
-        gemini = "pending tools: the recording holds tool calls, which the library cannot return yet" {
-            google_tool_call_json: "google-gemini/google-tool-call.json",
-            google_tool_call_gemini3_json: "google-gemini/google-tool-call-gemini3.json",
-            google_strict_forced_tool_choice_any_json: "google-gemini/google-strict-forced-tool-choice-any.json",
         }
     }
 }

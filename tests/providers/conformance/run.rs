@@ -34,20 +34,10 @@ pub async fn conforms(file: &str) {
     );
 }
 
-/// Checks what the library can check of a recording that holds tool calls, then fails: the tool
-/// calls it must yield wait for a tool-call capability.
+/// Checks a recording that holds tool calls, as [`conforms`] does (its tool calls included),
+/// where another defect of the provider still keeps it from reading as recorded.
 pub async fn pending_tools(file: &str) {
     conforms(file).await;
-    let calls: Vec<String> = entry_of(file)
-        .tool_calls()
-        .iter()
-        .map(Value::to_string)
-        .collect();
-    panic!(
-        "{file}: pending tools. Text, reasoning, usage and finish read as recorded; the recording's \
-         tool calls cannot be checked until the library has tool calls: {}",
-        calls.join(", ")
-    );
 }
 
 /// What a recording must yield.

@@ -4,6 +4,7 @@
 
 mod dialect;
 mod parts;
+mod tools;
 mod wire;
 
 use std::borrow::Cow;
@@ -199,13 +200,17 @@ impl Vendor for Gemini {
                     attachments: &[],
                 },
             }),
-            contents: [Content {
-                role: Some("user"),
-                parts: Parts {
-                    text: &request.user,
-                    attachments: &request.attachments,
+            contents: tools::Contents {
+                user: Content {
+                    role: Some("user"),
+                    parts: Parts {
+                        text: &request.user,
+                        attachments: &request.attachments,
+                    },
                 },
-            }],
+                tools: request.tools.as_deref(),
+            },
+            tools: tools::tools(request, provider)?,
             generation_config: GenerationConfig {
                 response_mime_type,
                 response_json_schema,

@@ -51,7 +51,9 @@ pub(super) const TEXT_MIME_TYPE: &str = "text/plain";
 pub(super) struct GenerateBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) system_instruction: Option<Content<'a>>,
-    pub(super) contents: [Content<'a>; 1],
+    pub(super) contents: super::tools::Contents<'a, Content<'a>>,
+    #[serde(flatten)]
+    pub(super) tools: super::tools::Tools,
     pub(super) generation_config: GenerationConfig<'a>,
 }
 
@@ -236,6 +238,7 @@ pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse
     response.reasoning = (!reasoning.trim().is_empty()).then_some(reasoning);
     response.usage = usage;
     response.logprobs = crate::provider::logprobs::gemini(candidate.logprobs_result);
+    (response.tool_calls, response.vendor_turn) = super::tools::calls_of(&parts);
     Ok(response)
 }
 

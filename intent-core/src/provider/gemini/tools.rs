@@ -1,0 +1,153 @@
+//! Tool calling on `generateContent`: the tools a request offers, the rounds it sends back, and
+//! the calls a reply makes.
+//!
+//! Wire facts (googleapis/python-genai `types.py`: `Tool`, `FunctionDeclaration`
+//! (`parametersJsonSchema`), `ToolConfig`, `FunctionCallingConfig`, `FunctionCall`,
+//! `FunctionResponse`, `Part.thoughtSignature`; ai.google.dev "Function calling" and "Thought
+//! signatures"), checked against recorded replies (`vendor-fixtures/google-gemini/
+//! google-tool-call.json`, `google-tool-call-gemini3.json`, `google-strict-forced-tool-choice-any.json`)
+//! and second-round requests the API accepted (pydantic-ai's cassettes,
+//! `tests/models/cassettes/test_google/`):
+//!
+//! - `tools: [{"functionDeclarations": [{"name","description","parametersJsonSchema"}]}]`, the
+//!   schema in the dialect Gemini takes (`dialect`); `toolConfig: {"functionCallingConfig":
+//!   {"mode": "ANY"}}` when a call is forced (left out otherwise: `AUTO` is the default).
+//! - A reply's calls are its parts with `functionCall: {"name","args","id"?}` (`args` an object;
+//!   `id` only on some models); a part may carry a `thoughtSignature`, which Gemini 3 requires
+//!   back on the same part of the turn. Gemini's replies come whole (it does not stream here).
+//! - A round goes back as the model's `{"role":"model","parts":[...]}` exactly as it came (its
+//!   signatures kept), then one `{"role":"user","parts":[{"functionResponse":{"name","id"?,
+//!   "response":{"result": OUTPUT}}}]}` (or `{"error": MESSAGE}` for an error), a part per call
+//!   in order; `OUTPUT` is the tool's JSON where it is JSON, else its text.
+
+use std::borrow::Cow;
+
+use serde::ser::SerializeSeq;
+use serde::{Serialize, Serializer};
+use serde_json::{json, Value};
+
+use super::dialect;
+use crate::provider::{ProviderError, ProviderErrorKind, RequestTools, ToolCall, ToolChoice};
+use crate::request::AiRequest;
+
+/// `tools` and `toolConfig` of a `generateContent` body.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Tools {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<[Value; 1]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_config: Option<Value>,
+}
+
+/// The tools `request` offers, each schema in Gemini's dialect; one it cannot express is refused
+/// before sending.
+pub(super) fn tools(request: &AiRequest, provider: &str) -> Result<Tools, ProviderError> {
+    let Some(tools) = request.tools.as_deref() else {
+        return Ok(Tools {
+            tools: None,
+            tool_config: None,
+        });
+    };
+    let mut declarations = Vec::with_capacity(tools.definitions.len());
+    for definition in tools.definitions.iter() {
+        let parameters: Cow<'_, Value> =
+            dialect::prepare(&definition.parameters).map_err(|refusal| {
+                ProviderError::new(
+                    ProviderErrorKind::InvalidRequest,
+                    format!(
+                        "the parameters of the tool `{}` cannot be sent to Gemini: {refusal}",
+                        definition.name
+                    ),
+                )
+                .with_provider(provider)
+            })?;
+        declarations.push(json!({
+            "name": definition.name,
+            "description": definition.description,
+            "parametersJsonSchema": parameters,
+        }));
+    }
+    Ok(Tools {
+        tools: Some([json!({"functionDeclarations": declarations})]),
+        tool_config: (tools.choice == ToolChoice::Required)
+            .then(|| json!({"functionCallingConfig": {"mode": "ANY"}})),
+    })
+}
+
+/// The `contents` list: the user's content, then each round's model turn and responses.
+pub(super) struct Contents<'a, C> {
+    pub(super) user: C,
+    pub(super) tools: Option<&'a RequestTools>,
+}
+
+impl<C: Serialize> Serialize for Contents<'_, C> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        seq.serialize_element(&self.user)?;
+        for round in self.tools.map_or(&[][..], |t| &t.rounds[..]) {
+            let parts = match &round.vendor_turn {
+                Some(turn) => turn.clone(),
+                None => Value::Array(
+                    (!round.text.is_empty())
+                        .then(|| json!({"text": round.text}))
+                        .into_iter()
+                        .chain(round.calls.iter().map(|call| {
+                            let mut function =
+                                json!({"name": call.name, "args": args_of(&call.arguments)});
+                            if !call.id.is_empty() {
+                                function["id"] = Value::from(call.id.as_str());
+                            }
+                            json!({"functionCall": function})
+                        }))
+                        .collect(),
+                ),
+            };
+            seq.serialize_element(&json!({"role": "model", "parts": parts}))?;
+            let responses: Vec<Value> = round
+                .results
+                .iter()
+                .map(|result| {
+                    let output = serde_json::from_str::<Value>(&result.content)
+                        .unwrap_or_else(|_| Value::from(result.content.as_str()));
+                    let response = if result.is_error {
+                        json!({"error": output})
+                    } else {
+                        json!({"result": output})
+                    };
+                    let mut function = json!({"name": result.name, "response": response});
+                    if !result.call_id.is_empty() {
+                        function["id"] = Value::from(result.call_id.as_str());
+                    }
+                    json!({"functionResponse": function})
+                })
+                .collect();
+            seq.serialize_element(&json!({"role": "user", "parts": responses}))?;
+        }
+        seq.end()
+    }
+}
+
+/// A call's arguments as the `args` object Gemini takes back.
+fn args_of(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(value @ Value::Object(_)) => value,
+        _ => json!({}),
+    }
+}
+
+/// The calls of a reply's parts, and the turn to send back when there are any.
+pub(super) fn calls_of(parts: &[Value]) -> (Vec<ToolCall>, Option<Value>) {
+    let calls: Vec<ToolCall> = parts
+        .iter()
+        .filter_map(|part| {
+            let call = part.get("functionCall")?;
+            let name = call.get("name").and_then(Value::as_str)?;
+            let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
+            let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
+            Some(ToolCall::new(id, name, args.to_string()))
+        })
+        .collect();
+    let turn = (!calls.is_empty()).then(|| Value::Array(parts.to_vec()));
+    (calls, turn)
+}

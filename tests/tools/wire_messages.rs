@@ -1,0 +1,114 @@
+//! Anthropic's and Gemini's tool wire over HTTP: the first round answered with a recorded real
+//! tool-call reply (`vendor-fixtures/anthropic-messages/anthropic-json-other-tool.1.json`,
+//! `google-gemini/google-tool-call-gemini3.json`, read where they lie), and the exact body of the
+//! second round checked: the model's turn sent back as it came (Gemini's `thoughtSignature`
+//! kept), the results after it.
+
+use intent_core::prelude::*;
+use intent_tests::wire::{anthropic, body_of, quick_retries, sent};
+use serde_json::{json, Value};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use super::{recorded, weather_tool, Forecast};
+
+const FORECAST: &str = r#"{"value": {"city": "San Francisco", "sunny": true}}"#;
+const WEATHER: &str = r#"{"location":"San Francisco","sky":"sunny"}"#;
+
+async fn two_rounds(first: Value, then: Value) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(first))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(then))
+        .with_priority(2)
+        .mount(&server)
+        .await;
+    server
+}
+
+#[tokio::test]
+#[ignore = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)"]
+async fn anthropic_sends_the_recorded_turn_back_with_a_tool_result() {
+    let first = recorded("anthropic-messages/anthropic-json-other-tool.1.json");
+    let then = json!({
+        "model": "claude-haiku-4-5-20251001", "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": FORECAST}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 900, "output_tokens": 15}
+    });
+    let server = two_rounds(first.clone(), then).await;
+    let client = IntentClient::new(anthropic(&server));
+    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
+        .tool(weather_tool())
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    let requests = sent(&server).await;
+    let (one, two) = (body_of(&requests[0]), body_of(&requests[1]));
+    assert_eq!(
+        one["tools"],
+        json!([{
+            "name": "weather",
+            "description": "Today's weather in a city.",
+            "input_schema": {
+                "type": "object",
+                "properties": {"location": {"type": "string"}},
+                "required": ["location"],
+                "additionalProperties": false
+            }
+        }])
+    );
+    assert!(one.get("tool_choice").is_none());
+    let mut want = one.clone();
+    let messages = want["messages"].as_array_mut().unwrap();
+    messages.push(json!({"role": "assistant", "content": first["content"]}));
+    messages.push(json!({"role": "user", "content": [{
+        "type": "tool_result", "tool_use_id": "toolu_01PQjhxo3eirCdKNvCJrKc8f", "content": WEATHER
+    }]}));
+    assert_eq!(two, want);
+    assert_eq!(result.usage().input_tokens, 843 + 900);
+}
+
+#[tokio::test]
+#[ignore = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)"]
+async fn gemini_sends_the_recorded_turn_back_with_its_thought_signature() {
+    let first = recorded("google-gemini/google-tool-call-gemini3.json");
+    let then = json!({
+        "candidates": [{"content": {"role": "model", "parts": [{"text": FORECAST}]}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 60, "candidatesTokenCount": 12},
+        "modelVersion": "gemini-3-pro-preview"
+    });
+    let server = two_rounds(first.clone(), then).await;
+    let gemini = GeminiProvider::new("AIza-test")
+        .with_base_url(server.uri())
+        .with_model("gemini-3-pro-preview")
+        .with_retry_policy(quick_retries(1));
+    let client = IntentClient::new(gemini);
+    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
+        .tool(weather_tool())
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    let requests = sent(&server).await;
+    let (one, two) = (body_of(&requests[0]), body_of(&requests[1]));
+    let declaration = &one["tools"][0]["functionDeclarations"][0];
+    assert_eq!(declaration["name"], "weather");
+    assert_eq!(
+        declaration["parametersJsonSchema"]["properties"]["location"],
+        json!({"type": "string"})
+    );
+    assert!(one.get("toolConfig").is_none());
+    let mut want = one.clone();
+    let contents = want["contents"].as_array_mut().unwrap();
+    contents.push(json!({"role": "model", "parts": first["candidates"][0]["content"]["parts"]}));
+    contents.push(json!({"role": "user", "parts": [{"functionResponse": {
+        "name": "weather",
+        "response": {"result": {"location": "San Francisco", "sky": "sunny"}}
+    }}]}));
+    assert_eq!(two, want);
+    assert!(two["contents"][1]["parts"][0]["thoughtSignature"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("Eqo+")));
+}
