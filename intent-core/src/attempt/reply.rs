@@ -27,6 +27,8 @@ pub(super) struct Answer {
 }
 
 /// How asking for an answer ended.
+// A reply is the common case: boxing it would allocate once more on every call.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Answered {
     Reply(Answer),
     /// Every provider asked failed; the error is the last one's.

@@ -140,6 +140,8 @@ fn refused(message: String) -> ResultIssue {
 }
 
 /// How an attempt's tool rounds ended.
+// A reply is the common case: boxing it would allocate once more on every call.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Rounds {
     /// The model answered (its rounds' usage added to the answer's).
     Answer(Answer),
@@ -216,7 +218,7 @@ pub(super) async fn rounds<T>(
         let mut next = RequestTools::clone(request.tools.as_deref().unwrap_or(&tools.offered));
         let mut round = ToolRound::new(calls, results);
         round.text = std::mem::take(&mut answer.response.text);
-        round.vendor_turn = answer.response.vendor_turn.take();
+        round.vendor_turn = answer.response.vendor_turn.take().map(|turn| *turn);
         next.rounds.push(round);
         request.tools = Some(Arc::new(next));
         answer = match reply::answer(job, limits, &request, number, first_key, span).await {

@@ -116,7 +116,7 @@ pub struct AiResponse {
     /// when it holds more than text and calls (Anthropic's content blocks with their signed
     /// `thinking` blocks; Gemini's parts with their `thoughtSignature`s). Goes to
     /// [`ToolRound::vendor_turn`].
-    pub vendor_turn: Option<serde_json::Value>,
+    pub vendor_turn: Option<Box<serde_json::Value>>,
 }
 
 impl AiResponse {

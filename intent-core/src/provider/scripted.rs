@@ -291,6 +291,8 @@ impl ScriptedProvider {
 }
 
 /// A scripted reply, once its delays are over.
+// A reply is the common case: boxing it would allocate once more on every call.
+#[allow(clippy::large_enum_variant)]
 enum Answer {
     Response(AiResponse),
     Broken(String),

@@ -146,14 +146,6 @@ impl Entry {
             .collect()
     }
 
-    /// The tool calls the recording holds (none for most).
-    pub fn tool_calls(&self) -> &[Value] {
-        self.expected["tool_calls"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-    }
-
     /// The vendor's error, when the recording is one.
     pub fn error(&self) -> Option<&Value> {
         self.expected.get("error").filter(|e| !e.is_null())

@@ -215,6 +215,8 @@ fn passing(error: &ProviderError) -> bool {
 }
 
 /// What a round's results say of one request.
+// A reply is the common case: boxing it would allocate once more on every call.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Answer {
     Reply(AiResponse),
     /// The provider gave no answer, and why.

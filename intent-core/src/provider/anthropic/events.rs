@@ -225,7 +225,7 @@ impl EventDecoder for MessagesDecoder {
             "message_stop" => {
                 let turn = self.turn.finish(pieces);
                 let mut end = self.end();
-                end.vendor_turn = turn;
+                end.vendor_turn = turn.map(Box::new);
                 pieces.push_back(StreamPiece::End(end));
                 return Ok(true);
             }

@@ -133,9 +133,9 @@ fn input_of(arguments: &str) -> Value {
 }
 
 /// The calls of a reply's content blocks, and the turn to send back when there are any.
-pub(super) fn calls_of(blocks: &[Value]) -> (Vec<ToolCall>, Option<Value>) {
+pub(super) fn calls_of(blocks: &[Value]) -> (Vec<ToolCall>, Option<Box<Value>>) {
     let calls: Vec<ToolCall> = blocks.iter().filter_map(call_of).collect();
-    let turn = (!calls.is_empty()).then(|| Value::Array(blocks.to_vec()));
+    let turn = (!calls.is_empty()).then(|| Box::new(Value::Array(blocks.to_vec())));
     (calls, turn)
 }
 

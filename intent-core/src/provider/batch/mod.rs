@@ -172,6 +172,8 @@ pub(crate) type ItemOutcome = Result<AiResponse, (ItemFailure, String)>;
 
 /// One line of a batch's results.
 #[derive(Debug)]
+// A reply is the common case: boxing it would allocate once more on every call.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum ResultLine {
     /// The result of the request named `custom_id`.
     Item {

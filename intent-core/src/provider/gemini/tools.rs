@@ -137,7 +137,7 @@ fn args_of(arguments: &str) -> Value {
 }
 
 /// The calls of a reply's parts, and the turn to send back when there are any.
-pub(super) fn calls_of(parts: &[Value]) -> (Vec<ToolCall>, Option<Value>) {
+pub(super) fn calls_of(parts: &[Value]) -> (Vec<ToolCall>, Option<Box<Value>>) {
     let calls: Vec<ToolCall> = parts
         .iter()
         .filter_map(|part| {
@@ -148,6 +148,6 @@ pub(super) fn calls_of(parts: &[Value]) -> (Vec<ToolCall>, Option<Value>) {
             Some(ToolCall::new(id, name, args.to_string()))
         })
         .collect();
-    let turn = (!calls.is_empty()).then(|| Value::Array(parts.to_vec()));
+    let turn = (!calls.is_empty()).then(|| Box::new(Value::Array(parts.to_vec())));
     (calls, turn)
 }

@@ -166,7 +166,10 @@ impl Redacting {
                 send(self.text.finish(key), StreamPiece::Text);
                 send(self.refusal.finish(key), StreamPiece::Refusal);
                 end.model = key.redact(std::mem::take(&mut end.model));
-                end.vendor_turn = end.vendor_turn.take().map(|turn| key.redact_json(turn));
+                end.vendor_turn = end
+                    .vendor_turn
+                    .take()
+                    .map(|turn| Box::new(key.redact_json(*turn)));
                 if let FinishReason::Other(reason) | FinishReason::Abnormal(reason) =
                     &mut end.finish_reason
                 {

@@ -125,7 +125,7 @@ pub struct StreamEnd {
     pub refusal_is_text: bool,
     /// With tool calls: the model's turn as the vendor must be sent it again
     /// ([`AiResponse::vendor_turn`](super::AiResponse::vendor_turn)).
-    pub vendor_turn: Option<serde_json::Value>,
+    pub vendor_turn: Option<Box<serde_json::Value>>,
 }
 
 impl StreamEnd {

@@ -290,7 +290,7 @@ impl Redact for AiResponse {
                 )
             })
             .collect();
-        response.vendor_turn = vendor_turn.map(|turn| key.redact_json(turn));
+        response.vendor_turn = vendor_turn.map(|turn| Box::new(key.redact_json(*turn)));
         response
     }
 }
