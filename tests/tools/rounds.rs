@@ -425,3 +425,36 @@ async fn a_plain_call_offers_no_tools() {
     assert!(model.requests()[0].tools.is_none());
     assert!(result.attempts()[0].tool_calls.is_empty());
 }
+
+#[tokio::test]
+async fn a_cassette_records_the_rounds_and_replays_them() {
+    use intent_core::testing::{RecordingProvider, ReplayProvider};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tools.jsonl");
+    let script = || {
+        ScriptedProvider::new([
+            ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
+            ScriptedReply::from(DECISION),
+        ])
+    };
+    let runs = Arc::new(AtomicU32::new(0));
+    let recording = RecordingProvider::new(script(), &path).unwrap();
+    let client = IntentClient::new(recording);
+    let recorded = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .await;
+    assert!(recorded.is_success());
+    let replay = ReplayProvider::open(&path).unwrap();
+    let client = IntentClient::new(replay);
+    let replayed = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .await;
+    assert!(replayed.is_success(), "{:?}", replayed.issues());
+    assert_eq!(replayed.value(), recorded.value());
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        2,
+        "the handler runs on replay too"
+    );
+    assert_eq!(replayed.attempts()[0].tool_calls.len(), 1);
+}
