@@ -458,3 +458,23 @@ async fn a_cassette_records_the_rounds_and_replays_them() {
     );
     assert_eq!(replayed.attempts()[0].tool_calls.len(), 1);
 }
+
+#[tokio::test]
+async fn a_call_written_as_the_reply_s_text_is_run_as_a_call() {
+    // As llama.cpp serving Qwen2.5-Coder-0.5B answers: the call's JSON as content, untagged.
+    let runs = Arc::new(AtomicU32::new(0));
+    let model = ScriptedProvider::new([
+        r#"{"name": "lookup_order", "arguments": {"order_id": "A17", "copies": 1}}"#,
+        DECISION,
+    ]);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    let requests = model.requests();
+    let round = &requests[1].tools.as_ref().unwrap().rounds[0];
+    assert_eq!(round.calls[0].id, "text_call_1");
+    assert!(round.text.is_empty());
+}
