@@ -478,3 +478,40 @@ async fn a_call_written_as_the_reply_s_text_is_run_as_a_call() {
     assert_eq!(round.calls[0].id, "text_call_1");
     assert!(round.text.is_empty());
 }
+
+#[tokio::test]
+async fn observers_hear_of_each_tool_call() {
+    use intent_core::observe::{Observer, ToolCalled};
+    #[derive(Default)]
+    struct Calls(std::sync::Mutex<Vec<(String, bool)>>);
+    impl Observer for Calls {
+        fn tool_called(&self, event: &ToolCalled<'_>) {
+            let mut seen = self.0.lock().unwrap();
+            seen.push((event.record.name.clone(), event.record.is_error));
+        }
+    }
+    let calls = Arc::new(Calls::default());
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([
+            ("lookup_order", json!({"order_id": "A17", "copies": 1})),
+            ("nope", json!({})),
+        ]),
+        ScriptedReply::from(DECISION),
+    ]);
+    let client = IntentClient::builder()
+        .provider(model)
+        .observer(Arc::clone(&calls))
+        .build()
+        .unwrap();
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Default::default()))
+        .await;
+    assert!(result.is_success());
+    assert_eq!(
+        *calls.0.lock().unwrap(),
+        [
+            ("lookup_order".to_owned(), false),
+            ("nope".to_owned(), true)
+        ]
+    );
+}
