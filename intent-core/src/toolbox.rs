@@ -64,7 +64,7 @@ impl ToolDefinition {
 /// let call = ToolCall::new("call_1", "lookup_order", r#"{"order_id": "A17"}"#);
 /// assert_eq!(call.arguments, r#"{"order_id": "A17"}"#);
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct ToolCall {
     /// The vendor's id of the call, which its result names (empty when the vendor gives none,

@@ -2,6 +2,7 @@
 //! (`rounds`), each vendor's tool wire against a local server answering with recorded real
 //! traffic (`wire_*`), and the tool call as the answer's channel (`output_mode`).
 
+mod collections;
 mod output_mode;
 mod rounds;
 mod wire_messages;

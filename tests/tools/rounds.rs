@@ -425,3 +425,93 @@ async fn a_plain_call_offers_no_tools() {
     assert!(model.requests()[0].tools.is_none());
     assert!(result.attempts()[0].tool_calls.is_empty());
 }
+
+#[tokio::test]
+async fn a_cassette_records_the_rounds_and_replays_them() {
+    use intent_core::testing::{RecordingProvider, ReplayProvider};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tools.jsonl");
+    let script = || {
+        ScriptedProvider::new([
+            ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
+            ScriptedReply::from(DECISION),
+        ])
+    };
+    let runs = Arc::new(AtomicU32::new(0));
+    let recording = RecordingProvider::new(script(), &path).unwrap();
+    let client = IntentClient::new(recording);
+    let recorded = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .await;
+    assert!(recorded.is_success());
+    let replay = ReplayProvider::open(&path).unwrap();
+    let client = IntentClient::new(replay);
+    let replayed = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .await;
+    assert!(replayed.is_success(), "{:?}", replayed.issues());
+    assert_eq!(replayed.value(), recorded.value());
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        2,
+        "the handler runs on replay too"
+    );
+    assert_eq!(replayed.attempts()[0].tool_calls.len(), 1);
+}
+
+#[tokio::test]
+async fn a_call_written_as_the_reply_s_text_is_run_as_a_call() {
+    // As llama.cpp serving Qwen2.5-Coder-0.5B answers: the call's JSON as content, untagged.
+    let runs = Arc::new(AtomicU32::new(0));
+    let model = ScriptedProvider::new([
+        r#"{"name": "lookup_order", "arguments": {"order_id": "A17", "copies": 1}}"#,
+        DECISION,
+    ]);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    let requests = model.requests();
+    let round = &requests[1].tools.as_ref().unwrap().rounds[0];
+    assert_eq!(round.calls[0].id, "text_call_1");
+    assert!(round.text.is_empty());
+}
+
+#[tokio::test]
+async fn observers_hear_of_each_tool_call() {
+    use intent_core::observe::{Observer, ToolCalled};
+    #[derive(Default)]
+    struct Calls(std::sync::Mutex<Vec<(String, bool)>>);
+    impl Observer for Calls {
+        fn tool_called(&self, event: &ToolCalled<'_>) {
+            let mut seen = self.0.lock().unwrap();
+            seen.push((event.record.name.clone(), event.record.is_error));
+        }
+    }
+    let calls = Arc::new(Calls::default());
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([
+            ("lookup_order", json!({"order_id": "A17", "copies": 1})),
+            ("nope", json!({})),
+        ]),
+        ScriptedReply::from(DECISION),
+    ]);
+    let client = IntentClient::builder()
+        .provider(model)
+        .observer(Arc::clone(&calls))
+        .build()
+        .unwrap();
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Default::default()))
+        .await;
+    assert!(result.is_success());
+    assert_eq!(
+        *calls.0.lock().unwrap(),
+        [
+            ("lookup_order".to_owned(), false),
+            ("nope".to_owned(), true)
+        ]
+    );
+}

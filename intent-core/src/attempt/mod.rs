@@ -12,6 +12,7 @@ mod checks;
 mod finish;
 mod limits;
 mod reply;
+mod text_calls;
 mod token_budget;
 mod tools;
 

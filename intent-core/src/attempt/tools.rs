@@ -175,6 +175,14 @@ pub(super) async fn rounds<T>(
     let mut used = Usage::default();
     let mut notices = Vec::new();
     loop {
+        if answer.response.tool_calls.is_empty() {
+            let offered = request.tools.as_deref().unwrap_or(&tools.offered);
+            let written = super::text_calls::calls_in_text(&answer.response.text, offered);
+            if !written.is_empty() {
+                answer.response.tool_calls = written;
+                answer.response.text.clear();
+            }
+        }
         if tools.final_answer {
             let calls = &answer.response.tool_calls;
             if let Some(at) = calls.iter().position(|c| c.name == FINAL_ANSWER) {

@@ -99,45 +99,6 @@ impl<T> fmt::Debug for AiCall<'_, T> {
 }
 
 impl<'a, T> AiCall<'a, T> {
-    /// Gives the model a tool it may call before it answers (repeatable: each call adds one).
-    /// The model may call tools, several at once where the provider allows, over any number of
-    /// rounds within [`max_tool_calls`](Self::max_tool_calls); its typed answer is then read and
-    /// verified as always. See [`crate::tool`].
-    ///
-    /// ```
-    /// use intent_core::prelude::*;
-    /// use intent_core::tool::ToolError;
-    ///
-    /// #[derive(Intent, serde::Deserialize)]
-    /// struct City { name: String }
-    ///
-    /// let weather = Tool::new("weather", "Today's weather in a city.", |c: City| async move {
-    ///     Ok::<_, ToolError>(format!("sunny in {}", c.name))
-    /// });
-    /// # let client = IntentClient::new(ScriptedProvider::new(["{}"]));
-    /// let call = String::ai(&client, "Paris", "Say what to wear.").tool(weather).max_tool_calls(3);
-    /// # drop(call);
-    /// ```
-    pub fn tool(mut self, tool: Tool) -> Self {
-        self.tools.push(tool);
-        self
-    }
-
-    /// The most tool calls the call may make, over all its rounds and attempts (8 by default):
-    /// the model asking for more ends the call with an [`IssueKind::Limit`](crate::IssueKind::Limit)
-    /// issue naming the limit.
-    ///
-    /// ```
-    /// # use intent_core::prelude::*;
-    /// # let client = IntentClient::new(ScriptedProvider::new(["{}"]));
-    /// let call = u32::ai(&client, "three", "Read the number.").max_tool_calls(2);
-    /// # drop(call);
-    /// ```
-    pub fn max_tool_calls(mut self, calls: u32) -> Self {
-        self.options.max_tool_calls = Some(calls);
-        self
-    }
-
     pub(crate) fn new<I: Serialize + ?Sized>(
         client: &'a IntentClient,
         input: &I,

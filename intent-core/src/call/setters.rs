@@ -99,6 +99,40 @@ macro_rules! option_setters {
             }
 
             #[doc = concat!(
+                "Gives the model a tool it may call before it answers (repeatable: each call adds \
+                 one). The model may call tools, several at once where the provider allows, over \
+                 any number of rounds within `max_tool_calls` (each chunk's, for a collection); \
+                 its typed answer is then read and verified as always. See [`crate::tool`].\n\n```\n",
+                "# use intent_core::prelude::*;\n",
+                "# use intent_core::tool::ToolError;\n",
+                "# let client = IntentClient::new(ScriptedProvider::new([\"{}\"]));\n",
+                "#[derive(Intent, serde::Deserialize)]\n",
+                "struct City { name: String }\n",
+                "let weather = Tool::new(\"weather\", \"Today's weather in a city.\", |c: City| async move {\n",
+                "    Ok::<_, ToolError>(format!(\"sunny in {}\", c.name))\n",
+                "});\n",
+                "let call = ", $make, ".tool(weather);\n# drop(call);\n```"
+            )]
+            pub fn tool(mut self, tool: crate::toolbox::Tool) -> Self {
+                self.tools.push(tool);
+                self
+            }
+
+            #[doc = concat!(
+                "Sets the most tool calls the call may make, over all its rounds and attempts \
+                 (each chunk's, for a collection; 8 by default): the model asking for more ends \
+                 the call with an [`IssueKind::Limit`](crate::IssueKind::Limit) issue naming the \
+                 limit.\n\n```\n",
+                "# use intent_core::prelude::*;\n",
+                "# let client = IntentClient::new(ScriptedProvider::new([\"{}\"]));\n",
+                "let call = ", $make, ".max_tool_calls(2);\n# drop(call);\n```"
+            )]
+            pub fn max_tool_calls(mut self, calls: u32) -> Self {
+                self.options.max_tool_calls = Some(calls);
+                self
+            }
+
+            #[doc = concat!(
                 "Sets the call's wall-clock deadline (each chunk's, for a collection).\n\n```\n",
                 "# use intent_core::prelude::*;\n",
                 "# let client = IntentClient::new(ScriptedProvider::new([\"{}\"]));\n",

@@ -74,6 +74,8 @@ pub struct CollectionCall<'a, K, O> {
     pub(crate) concurrency: usize,
     pub(crate) on_progress: Option<ProgressFn<'a>>,
     pub(crate) checks: Vec<Check<'a, O>>,
+    /// The tools the model may call for each chunk (`.tool(..)`).
+    pub(crate) tools: Vec<crate::toolbox::Tool>,
 }
 
 impl<K, O> fmt::Debug for CollectionCall<'_, K, O> {
@@ -86,6 +88,7 @@ impl<K, O> fmt::Debug for CollectionCall<'_, K, O> {
             .field("chunk_size", &self.chunk_size)
             .field("concurrency", &self.concurrency)
             .field("checks", &self.checks.len())
+            .field("tools", &self.tools)
             .finish()
     }
 }
@@ -266,6 +269,7 @@ impl<'a, K, O: Intent> CollectionCall<'a, K, O> {
             concurrency: DEFAULT_CONCURRENCY,
             on_progress: None,
             checks: Vec::new(),
+            tools: Vec::new(),
         }
     }
 

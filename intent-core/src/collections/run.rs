@@ -37,6 +37,8 @@ pub(super) struct Shared<'c, O> {
     /// The elements' runtime schema, with an `output_schema` (or why no chunk can be sent).
     element_schema: Option<Result<ElementSchema, ResultIssue>>,
     pub(super) reader: ElementReader<'c, O>,
+    /// The tools each chunk offers.
+    tools: &'c [crate::toolbox::Tool],
 }
 
 impl<'c, O: Intent> Shared<'c, O> {
@@ -47,6 +49,7 @@ impl<'c, O: Intent> Shared<'c, O> {
         options: &'c AiRequestOptions,
         label: &'c str,
         checks: &'c [crate::call::Check<'c, O>],
+        tools: &'c [crate::toolbox::Tool],
     ) -> Self {
         let json_elements = matches!(
             O::type_info().graph().node(O::type_info().root()),
@@ -66,6 +69,7 @@ impl<'c, O: Intent> Shared<'c, O> {
             each_info: (mode == Mode::Each).then(TypeInfo::of::<Vec<EachItem<O>>>),
             element_schema,
             reader: ElementReader::new(checks).with_schema(schema),
+            tools,
         }
     }
 
@@ -78,6 +82,7 @@ impl<'c, O: Intent> Shared<'c, O> {
             &call.options,
             &call.label,
             &call.checks,
+            &call.tools,
         )
     }
 
@@ -400,6 +405,11 @@ impl PreparedChunk {
         relay: Option<&dyn Relay>,
     ) -> Option<AiResult<Vec<O>>> {
         let plan = self.plan.as_ref().ok()?;
+        let tools = match attempt::CallTools::new(shared.tools.to_vec(), &self.options, &self.info)
+        {
+            Ok(tools) => tools,
+            Err(issue) => return Some(crate::result::AiResult::failure(vec![issue])),
+        };
         let verify = |text: &str| self.verify(shared, text).into_outcome();
         let result = attempt::run_plan_relayed(
             shared.client,
@@ -410,7 +420,7 @@ impl PreparedChunk {
             &self.options,
             &verify,
             relay,
-            None,
+            tools.as_ref(),
         )
         .await;
         Some(result)

@@ -65,6 +65,9 @@ pub(crate) struct RecordedRequest {
     /// which may carry a signature): never the bytes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) attachments: Vec<Value>,
+    /// The tools offered and the rounds so far, for a call with tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) tools: Option<Value>,
 }
 
 /// A provider's reply, as recorded.
@@ -78,6 +81,12 @@ pub(crate) struct RecordedReply {
     #[serde(default)]
     pub(crate) usage: Value,
     pub(crate) model: String,
+    /// The tools the model called instead of answering, for a round of a call with tools.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) tool_calls: Vec<crate::toolbox::ToolCall>,
+    /// The model's turn as the vendor takes it back, with those calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) vendor_turn: Option<Value>,
 }
 
 /// A provider failure, as recorded.
@@ -116,6 +125,10 @@ impl RecordedRequest {
                 .iter()
                 .map(crate::attachment::recorded)
                 .collect(),
+            tools: request
+                .tools
+                .as_ref()
+                .and_then(|tools| serde_json::to_value(&**tools).ok()),
         }
     }
 }
@@ -136,6 +149,8 @@ impl RecordedReply {
             refusal: response.refusal.clone(),
             usage: serde_json::to_value(response.usage).unwrap_or(Value::Null),
             model: response.model.clone(),
+            tool_calls: response.tool_calls.clone(),
+            vendor_turn: response.vendor_turn.as_deref().cloned(),
         }
     }
 
@@ -145,6 +160,8 @@ impl RecordedReply {
         response.finish_reason = finish_reason(&self.finish_reason);
         response.refusal.clone_from(&self.refusal);
         response.usage = usage_of(&self.usage);
+        response.tool_calls.clone_from(&self.tool_calls);
+        response.vendor_turn = self.vendor_turn.clone().map(Box::new);
         response
     }
 }

@@ -186,9 +186,8 @@ async fn anthropic_and_gemini_recordings_read_through_vertex_as_through_their_ve
         .iter()
         .map(|(file, _)| *file)
         .filter(|file| {
-            let entry = entry_of(file);
-            // Gemini streams once the Gemini provider streams; until then its whole replies.
-            entry.family == Family::Anthropic || (entry.family == Family::Gemini && !entry.stream)
+            let family = entry_of(file).family;
+            family == Family::Anthropic || family == Family::Gemini
         })
         .collect();
     assert!(files.len() >= 5, "{files:?}");
