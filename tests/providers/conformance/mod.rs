@@ -22,7 +22,7 @@
 mod compare;
 mod corpus;
 mod replay;
-mod requests;
+pub(crate) mod requests;
 mod run;
 
 /// One `#[tokio::test]` per recording, in modules named for why they are where they are; `$run`
