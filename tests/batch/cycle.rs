@@ -329,6 +329,25 @@ async fn a_provider_without_a_batch_api_is_refused_before_anything_is_sent() {
     assert!(model.requests().is_empty());
 }
 
+#[tokio::test]
+async fn a_gemini_batch_run_is_refused_before_anything_is_sent() {
+    let server = wiremock::MockServer::start().await;
+    let client = IntentClient::new(GeminiProvider::new("AIza-test").with_base_url(server.uri()));
+    let result = client
+        .map_each::<String>(&words(2), "Upper-case the word.")
+        .batch(fast())
+        .await;
+    assert_eq!(result.issues().len(), 2);
+    let message = &result.issues()[0].issue.message;
+    assert!(
+        message.contains("\"gemini\" has no batch API")
+            && message.contains("Gemini's batch mode is not supported")
+            && message.contains("Nothing was submitted"),
+        "{message}"
+    );
+    assert!(server.received_requests().await.unwrap().is_empty());
+}
+
 async fn retried_live(api: Api) {
     let behaviour = Behaviour {
         expire_keeping: Some(1),

@@ -3,6 +3,8 @@
 //! server on 127.0.0.1, lands where its cell says: on the wire at the cell's field, refused before
 //! anything is sent (naming the option), or left out with a notice naming it
 //! (`Provider::notices`, what the attempt's record carries). No option is dropped in silence.
+//! Every body sent is compared field by field with the fields of requests the real API accepted
+//! (`conformance::requests`: pydantic-ai's cassettes, vendor fixtures, the vendors' references).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +20,18 @@ use serde_json::{json, Value};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+use crate::conformance::requests::{anthropic, field_defects, gemini, openai, Field};
 use intent_tests::wire::{body_of, sent};
+
+/// The fields requests to `api` were seen accepted with.
+fn accepted(api: Api) -> &'static [Field] {
+    match api {
+        Api::OpenAiChat => openai::CHAT,
+        Api::OpenAiResponses => openai::RESPONSES,
+        Api::Anthropic => anthropic::MESSAGES,
+        Api::Gemini => gemini::GENERATE,
+    }
+}
 
 /// The provider of `api` at `server`, retrying nothing.
 fn provider(api: Api, server: &MockServer) -> Box<dyn Provider> {
@@ -151,6 +164,16 @@ async fn walk(api: Api, request: &AiRequest, stream: bool) -> Walked {
         "{api:?}: sent {} requests",
         requests.len()
     );
+    // `extra_body`'s fields are the caller's own, as they chose them.
+    if let Some(request) = requests.first().filter(|_| request.extra_body.is_none()) {
+        let defects = field_defects(&body_of(request), accepted(api));
+        assert!(
+            defects.is_empty(),
+            "{}: the body has fields no recorded request or reference shows:\n  - {}",
+            api.heading(),
+            defects.join("\n  - ")
+        );
+    }
     let sent = requests.first().map(|r| {
         let target = match r.url.query() {
             Some(query) => format!("{}?{query}", r.url.path()),

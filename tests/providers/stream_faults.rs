@@ -1,4 +1,5 @@
-//! Streamed replies from servers that misbehave, for both providers' event-stream forms: malformed
+//! Streamed replies from servers that misbehave, for every provider's event-stream form (Chat
+//! Completions, Anthropic Messages, the Responses API's typed events, Gemini's chunks): malformed
 //! events, bytes that are not UTF-8, a stream that stops in the middle of an event or before its
 //! end, an error event, a 50 MB event, a server that drips one byte a second or only sends
 //! keep-alive comments, a body over its limit, a body that is no event stream. Each ends with a
@@ -8,8 +9,8 @@
 use std::time::{Duration, Instant};
 
 use intent_core::provider::{
-    AiResponse, AnthropicProvider, OpenAiProvider, Provider, ProviderError, ProviderErrorKind,
-    ReplyAssembler,
+    AiResponse, AnthropicProvider, GeminiProvider, OpenAiApi, OpenAiProvider, Provider,
+    ProviderError, ProviderErrorKind, ReplyAssembler,
 };
 use intent_core::AiRequest;
 
@@ -21,9 +22,25 @@ use intent_tests::wire::quick_retries;
 enum Wire {
     OpenAi,
     Anthropic,
+    Responses,
+    Gemini,
 }
 
-const WIRES: [Wire; 2] = [Wire::OpenAi, Wire::Anthropic];
+const WIRES: [Wire; 4] = [Wire::OpenAi, Wire::Anthropic, Wire::Responses, Wire::Gemini];
+
+/// A Responses API stream as the API frames it (event names, typed JSON events, no end marker
+/// but `response.completed`), written after the event shapes of OpenAI's `openapi.yaml`.
+const RESPONSES_STREAM: &[u8] = b"event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"in_progress\",\"model\":\"gpt-5-mini-2025-08-07\",\"output\":[],\"usage\":null}}\n\n\
+event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":1,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"{\\\"value\\\": \"}\n\n\
+event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":2,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"42}\"}\n\n\
+event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":3,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"completed\",\"model\":\"gpt-5-mini-2025-08-07\",\"output\":[],\"usage\":{\"input_tokens\":12,\"output_tokens\":5,\"total_tokens\":17}}}\n\n";
+
+/// A Gemini `streamGenerateContent?alt=sse` stream: `data:` chunks, the last with its finish
+/// reason.
+const GEMINI_STREAM: &[u8] = b"data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"{\\\"value\\\": \"}],\"role\":\"model\"},\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":9},\"modelVersion\":\"gemini-2.5-flash\"}\n\n\
+data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"4\"}],\"role\":\"model\"},\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":4},\"modelVersion\":\"gemini-2.5-flash\"}\n\n\
+data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\"}],\"role\":\"model\"},\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":4},\"modelVersion\":\"gemini-2.5-flash\"}\n\n\
+data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"2}\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":5},\"modelVersion\":\"gemini-2.5-flash\"}\n\n";
 
 /// The limits a test sets; the providers' defaults otherwise (retries made fast).
 struct Limits {
@@ -72,6 +89,15 @@ impl Wire {
             Wire::Anthropic => {
                 configure!(AnthropicProvider::new("sk-ant").with_base_url(base), limits)
             }
+            Wire::Responses => configure!(
+                OpenAiProvider::new("sk-test")
+                    .with_base_url(format!("{base}/v1"))
+                    .with_api(OpenAiApi::Responses),
+                limits
+            ),
+            Wire::Gemini => {
+                configure!(GeminiProvider::new("AIza-test").with_base_url(base), limits)
+            }
         }
     }
 
@@ -80,6 +106,8 @@ impl Wire {
         match self {
             Wire::OpenAi => include_bytes!("../fixtures/recorded/llama_cpp.sse"),
             Wire::Anthropic => include_bytes!("../fixtures/recorded/anthropic.sse"),
+            Wire::Responses => RESPONSES_STREAM,
+            Wire::Gemini => GEMINI_STREAM,
         }
     }
 
@@ -106,21 +134,40 @@ impl Wire {
             Wire::Anthropic => {
                 b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\n\n"
             }
+            Wire::Responses => {
+                b"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\n\n"
+            }
+            Wire::Gemini => b"data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"un\n\n",
         }
     }
 
     /// The start of an event's data line.
     fn data_prefix(self) -> &'static [u8] {
         match self {
-            Wire::OpenAi => b"data: ",
+            Wire::OpenAi | Wire::Gemini => b"data: ",
             Wire::Anthropic => b"event: content_block_delta\ndata: ",
+            Wire::Responses => b"event: response.output_text.delta\ndata: ",
         }
+    }
+
+    /// An event carrying `text` as a piece of the reply.
+    fn text_event(self, text: &str) -> Vec<u8> {
+        let text = serde_json::to_string(text).unwrap();
+        match self {
+            Wire::OpenAi => format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":{text}}}}}]}}\n\n"),
+            Wire::Anthropic => format!("event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":{text}}}}}\n\n"),
+            Wire::Responses => format!("event: response.output_text.delta\ndata: {{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":{text}}}\n\n"),
+            Wire::Gemini => format!("data: {{\"candidates\":[{{\"content\":{{\"parts\":[{{\"text\":{text}}}]}}}}]}}\n\n"),
+        }
+        .into_bytes()
     }
 
     fn end_marker(self) -> &'static str {
         match self {
             Wire::OpenAi => "`data: [DONE]`",
             Wire::Anthropic => "`message_stop`",
+            Wire::Responses => "`response.completed` or `response.incomplete`",
+            Wire::Gemini => "a chunk with a finishReason",
         }
     }
 
@@ -128,6 +175,8 @@ impl Wire {
         match self {
             Wire::OpenAi => format!("{base}/v1/chat/completions"),
             Wire::Anthropic => format!("{base}/v1/messages"),
+            Wire::Responses => format!("{base}/v1/responses"),
+            Wire::Gemini => format!("{base}/v1beta/models/gemini-2.5-flash:streamGenerateContent"),
         }
     }
 }
@@ -184,6 +233,8 @@ async fn an_event_that_is_not_json_is_a_decode_error_showing_the_event() {
         let says = match wire {
             Wire::OpenAi => "sent an event that is not a Chat Completions chunk (EOF while parsing a string at line 1 column 35): {\"choices\":[{\"delta\":{\"content\":\"un",
             Wire::Anthropic => "sent a `content_block_delta` event that is not a Messages API event (EOF while parsing a value at line 1 column 30): {\"type\":\"content_block_delta\",",
+            Wire::Responses => "sent an event that is not a Responses API event (EOF while parsing a value at line 1 column 37): {\"type\":\"response.output_text.delta\",",
+            Wire::Gemini => "sent an event that is not a GenerateContentResponse (EOF while parsing a string at line 1 column 47): {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"un",
         };
         let server = assert_body_fails(wire, body, ProviderErrorKind::Decode, says).await;
         assert_eq!(server.requests().len(), 1);
@@ -239,6 +290,8 @@ async fn an_error_in_the_stream_breaks_it_with_the_servers_message() {
         let error_event: &[u8] = match wire {
             Wire::OpenAi => b"data: {\"error\":{\"message\":\"The server had an error while processing your request.\",\"type\":\"server_error\"}}\n\n",
             Wire::Anthropic => b"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"The server had an error while processing your request.\"}}\n\n",
+            Wire::Responses => b"event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"The server had an error while processing your request.\",\"param\":null}\n\n",
+            Wire::Gemini => b"data: {\"error\":{\"code\":500,\"message\":\"The server had an error while processing your request.\",\"status\":\"INTERNAL\"}}\n\n",
         };
         let body = [wire.first_event(), error_event].concat();
         assert_body_fails(
@@ -248,6 +301,48 @@ async fn an_error_in_the_stream_breaks_it_with_the_servers_message() {
             "the server sent an error: ",
         )
         .await;
+    }
+}
+
+#[tokio::test]
+async fn a_stream_cut_inside_a_multi_byte_character_is_broken_and_never_a_reply() {
+    for wire in WIRES {
+        let event = wire.text_event("café, naïve");
+        let inside = event.windows(2).position(|w| w == "é".as_bytes()).unwrap() + 1;
+        // The body ends after the first byte of a two-byte character.
+        let body = [wire.first_event(), &event[..inside]].concat();
+        let (result, server) = stream_with(wire, Limits::default(), move |_| {
+            Reply::events([body.clone()])
+        })
+        .await;
+        let error = result.unwrap_err();
+        assert_error(
+            &error,
+            ProviderErrorKind::StreamBroken,
+            wire,
+            &server,
+            "the stream ended in the middle of an event",
+        );
+        // Split inside the character but whole, it reads as written.
+        let whole = [
+            wire.first_event(),
+            &event,
+            &wire.stream()[wire.first_event().len()..],
+        ]
+        .concat();
+        let (result, _) = stream_with(wire, Limits::default(), move |_| {
+            Reply::events([
+                whole[..inside + wire.first_event().len()].to_vec(),
+                whole[inside + wire.first_event().len()..].to_vec(),
+            ])
+        })
+        .await;
+        let reply = result.unwrap_or_else(|e| panic!("{wire:?}: {e}"));
+        assert!(
+            reply.text.contains("café, naïve"),
+            "{wire:?}: {:?}",
+            reply.text
+        );
     }
 }
 

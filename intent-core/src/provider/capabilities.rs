@@ -504,7 +504,14 @@ fn family_row(family: &Family) -> String {
     } else {
         family.min_cache_tokens.to_string()
     };
-    let reasons = match (family.reasons, family.maker) {
+    // Whether the family reasons whatever the request says: OpenAI's reasoning models, and the
+    // Gemini models whose thinking cannot be turned off.
+    let always = match family.maker {
+        Maker::OpenAi => family.sampling == Sampling::Refused,
+        Maker::Gemini => family.budget && !family.thinking_off,
+        Maker::Anthropic => false,
+    };
+    let reasons = match (always, family.maker) {
         (true, _) => "always",
         (false, _) if family.efforts.is_empty() && !family.budget => "no",
         (false, Maker::Anthropic) => "when asked",

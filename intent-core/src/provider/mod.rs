@@ -1,10 +1,12 @@
 //! Model providers: the [`Provider`] trait and its implementations.
 //!
 //! [`OpenAiProvider`] speaks Chat Completions (OpenAI and compatible servers) or OpenAI's Responses
-//! API, [`AnthropicProvider`] the Messages API, [`GeminiProvider`] Gemini's `generateContent`, and
-//! [`ScriptedProvider`] answers from a script, offline. With the features `bedrock` and `vertex`,
-//! `BedrockProvider` speaks Amazon Bedrock's Converse API and `VertexProvider` reaches Gemini and
-//! Claude models on Google Vertex AI (`cloud`).
+//! API, [`AnthropicProvider`] the Messages API, [`GeminiProvider`] Gemini's `generateContent` (and
+//! `streamGenerateContent` when streamed), and [`ScriptedProvider`] answers from a script, offline.
+//! With the features `bedrock` and `vertex`, `BedrockProvider` speaks Amazon Bedrock's Converse
+//! API and `VertexProvider` reaches Gemini and Claude models on Google Vertex AI (`cloud`).
+//! What each does with each option is one table (`capabilities`, the README's provider table);
+//! which models refuse which settings another (`models`), read by the bodies through `plan`.
 //!
 //! The three vendors are one type, [`HttpProvider`], over a vendor's wire ([`OpenAi`],
 //! [`Anthropic`], [`Gemini`]): the transport, the settings and the [`Provider`] methods are
@@ -32,6 +34,9 @@ mod anthropic;
 pub(crate) mod batch;
 #[cfg(feature = "bedrock")]
 mod bedrock;
+/// The table the README's provider table is written from, read by the tests that compare the
+/// two and walk it: no program needs it.
+#[cfg(any(test, feature = "__internals"))]
 pub(crate) mod capabilities;
 mod cloud;
 mod extra_body;

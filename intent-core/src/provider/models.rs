@@ -75,8 +75,6 @@ pub(crate) struct Family {
     pub(crate) with: Option<&'static str>,
     /// ...and none of these.
     pub(crate) unless: &'static [&'static str],
-    /// Whether the model reasons before it answers, whatever the request says.
-    pub(crate) reasons: bool,
     pub(crate) sampling: Sampling,
     /// The reasoning efforts the family takes (none: it takes no effort).
     pub(crate) efforts: &'static [ReasoningEffort],
@@ -107,7 +105,6 @@ const fn openai(
         prefixes,
         with,
         unless: &[],
-        reasons,
         sampling: if reasons {
             Sampling::Refused
         } else {
@@ -133,7 +130,6 @@ const fn claude(
         prefixes: prefix,
         with: None,
         unless: &[],
-        reasons: false,
         sampling,
         efforts: if effort { ALL_EFFORTS } else { NO_EFFORT },
         budget: thinks,
@@ -156,7 +152,6 @@ const fn gemini(
         prefixes,
         with,
         unless: &[],
-        reasons: budget && !thinking_off,
         sampling: Sampling::Any,
         efforts,
         budget,
@@ -308,7 +303,7 @@ mod tests {
         for model in ["o1", "o3", "gpt-5-nano"] {
             let family = family(Maker::OpenAi, model).unwrap();
             assert_eq!(family.sampling, Sampling::Refused, "{model}");
-            assert!(family.reasons && family.takes_effort(ReasoningEffort::High));
+            assert!(family.takes_effort(ReasoningEffort::High));
         }
         let gpt4 = family(Maker::OpenAi, "gpt-4.1").unwrap();
         assert_eq!(gpt4.sampling, Sampling::Any);

@@ -22,7 +22,7 @@
 mod compare;
 mod corpus;
 pub mod replay;
-mod requests;
+pub(crate) mod requests;
 mod run;
 #[cfg(feature = "vertex")]
 mod vertex;

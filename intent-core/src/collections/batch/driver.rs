@@ -202,7 +202,7 @@ fn pick_provider<'p>(
         None => Err(ResultIssue::new(
             IssueKind::Request,
             format!(
-                "The provider {:?} has no batch API (OpenAI's and Anthropic's own servers have one; another server needs with_batch_api(true)). Run the collection live instead. Nothing was submitted.",
+                "The provider {:?} has no batch API this library runs (OpenAI's and Anthropic's own servers have one; another OpenAI- or Anthropic-compatible server needs with_batch_api(true); Gemini's batch mode is not supported). Run the collection live instead. Nothing was submitted.",
                 provider.name()
             ),
         )),

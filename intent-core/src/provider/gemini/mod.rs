@@ -37,7 +37,8 @@ const API_VERSION: &str = "v1beta";
 pub struct Gemini;
 
 /// A provider that speaks Gemini's `generateContent`:
-/// `POST {base}/v1beta/models/{model}:generateContent`.
+/// `POST {base}/v1beta/models/{model}:generateContent`; a streamed reply is asked of
+/// `:streamGenerateContent?alt=sse` and each chunk's text and thoughts delivered as they come.
 ///
 /// The key goes in the `x-goog-api-key` header, never in the URL. The system prompt goes in
 /// `systemInstruction`, the user message in `contents`, and `generationConfig` carries

@@ -115,8 +115,11 @@ pub struct OpenAi {
 /// endpoint (`https://NAME.openai.azure.com/openai/v1`), Ollama (`http://localhost:11434/v1`),
 /// llama.cpp or vLLM. Text results are sent with no `response_format`, JSON-object results with
 /// `{"type":"json_object"}` and strict schemas with `{"type":"json_schema","json_schema":{"name",
-/// "strict":true,"schema"}}`. A request's reasoning effort is sent as `reasoning_effort`; its
-/// thinking budget is not sent (Chat Completions has no such field). The reply's
+/// "strict":true,"schema"}}`. A request's reasoning effort is sent as `reasoning_effort` (left out,
+/// with a notice on the attempt's record, for a model known not to reason); its thinking budget is
+/// left out with a notice (Chat Completions has no such field); `temperature` and `top_p` are left
+/// out with a notice for the reasoning models that refuse them (o-series, gpt-5: see
+/// [`Provider::notices`](super::Provider::notices)). The reply's
 /// `usage.completion_tokens_details.reasoning_tokens` is read into
 /// [`Usage::reasoning_tokens`](crate::Usage::reasoning_tokens), and the reasoning that llama.cpp and
 /// DeepSeek (`message.reasoning_content`) or vLLM and Ollama (`message.reasoning`) return beside the

@@ -25,6 +25,7 @@ pub const GENERATE: &[Field] = &[
     field("generationConfig.temperature", "number", Seen::Cassette("test_google/test_google_model_stream.yaml")),
     field("generationConfig.topP", "number", Seen::Cassette("test_google/test_google_model_top_p.yaml")),
     field("generationConfig.seed", "integer", Seen::Reference(GENAI)),
+    field("generationConfig.responseLogprobs", "boolean", Seen::Reference(GENAI)),
     field("generationConfig.stopSequences[]", "string", Seen::Reference(GENAI)),
     field("generationConfig.thinkingConfig.thinkingBudget", "integer", Seen::Cassette("test_google/test_google_model_max_tokens.yaml (as thinking_budget)")),
     field("generationConfig.thinkingConfig.includeThoughts", "boolean", Seen::Cassette("test_google/test_google_model_thinking_part_iter.yaml")),

@@ -15,9 +15,9 @@
 //! before sending (naming it) or noted on the attempt record, never dropped in silence
 //! ([`told_or_sent`], [`refused_or_noticed`]).
 
-mod anthropic;
-mod gemini;
-mod openai;
+pub(crate) mod anthropic;
+pub(crate) mod gemini;
+pub(crate) mod openai;
 
 use intent_core::prelude::*;
 use intent_core::provider::{Provider, ProviderError};

@@ -76,6 +76,11 @@ pub const CHAT: &[Field] = &[
         Seen::Cassette("test_openai_prompt_cache/test_openai_chat_prompt_cache_e2e.yaml"),
     ),
     field(
+        "logprobs",
+        "boolean",
+        Seen::Reference("CreateChatCompletionRequest.logprobs"),
+    ),
+    field(
         "response_format.type",
         "json_schema|json_object",
         Seen::Cassette("test_openai/test_openai_native_output.yaml"),
@@ -123,6 +128,7 @@ pub const RESPONSES: &[Field] = &[
     field("text.format.strict", "boolean", Seen::Cassette("test_openai_responses/test_native_output.yaml")),
     field("text.format.schema", "object", Seen::Cassette("test_openai_responses/test_native_output.yaml")),
     field("prompt_cache_key", "string", Seen::Cassette("test_openai_prompt_cache/test_openai_responses_prompt_cache_e2e.yaml")),
+    field("include[]", "message.output_text.logprobs", Seen::Reference("CreateResponse.include (Includable)")),
     field("store", "boolean", Seen::Echo("openai-responses/openai-reasoning-encrypted-content.1.json (\"store\": false)")),
     field("stream", "boolean", Seen::Cassette("test_openai_responses/test_openai_responses_model_web_search_tool_stream.yaml")),
 ];
