@@ -42,6 +42,12 @@ pub const MESSAGES: &[Field] = &[
     field("output_config.format.schema", "object", Seen::Cassette("test_anthropic/test_anthropic_native_output_decimal_strict.yaml")),
     field("output_config.effort", "low|medium|high|xhigh|max", Seen::Cassette("test_anthropic/test_anthropic_opus_46_features[effort].yaml")),
     field("stream", "boolean", Seen::Cassette("test_anthropic/test_anthropic_model_thinking_part_stream.yaml")),
+    // Tools (the first round of the cassette; `tool_choice` `tool` with `name`: the API reference).
+    field("tools[].name", "string", Seen::Cassette("test_anthropic/test_anthropic_tool_output.yaml")),
+    field("tools[].description", "string", Seen::Cassette("test_anthropic/test_anthropic_tool_output.yaml")),
+    field("tools[].input_schema", "object", Seen::Cassette("test_anthropic/test_anthropic_tool_output.yaml")),
+    field("tool_choice.type", "auto|any|tool", Seen::Cassette("test_anthropic/test_anthropic_tool_output.yaml")),
+    field("tool_choice.name", "string", Seen::Reference(API)),
 ];
 
 fn at(send_temperature: bool) -> impl Fn(&str) -> Box<dyn Provider> {

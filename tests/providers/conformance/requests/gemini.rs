@@ -32,6 +32,12 @@ pub const GENERATE: &[Field] = &[
     // The enum's names; the vendor fixture google-gemini/google-thinking-level-minimal-unsupported.json
     // names the level as MINIMAL.
     field("generationConfig.thinkingConfig.thinkingLevel", "MINIMAL|LOW|MEDIUM|HIGH", Seen::Reference("googleapis/python-genai types.py ThinkingLevel")),
+    // Tools (the first round of the cassette).
+    field("tools[].functionDeclarations[].name", "string", Seen::Cassette("test_google/test_google_tool_output.yaml (as parameters_json_schema, the proto name of the REST field parametersJsonSchema)")),
+    field("tools[].functionDeclarations[].description", "string", Seen::Cassette("test_google/test_google_tool_output.yaml (as parameters_json_schema, the proto name of the REST field parametersJsonSchema)")),
+    field("tools[].functionDeclarations[].parametersJsonSchema", "object", Seen::Cassette("test_google/test_google_tool_output.yaml (as parameters_json_schema, the proto name of the REST field parametersJsonSchema)")),
+    field("toolConfig.functionCallingConfig.mode", "AUTO|ANY|NONE", Seen::Cassette("test_google/test_google_tool_output.yaml (as parameters_json_schema, the proto name of the REST field parametersJsonSchema)")),
+    field("toolConfig.functionCallingConfig.allowedFunctionNames[]", "string", Seen::Cassette("test_google/test_google_tool_output.yaml (as parameters_json_schema, the proto name of the REST field parametersJsonSchema)")),
 ];
 
 fn at(base: &str) -> Box<dyn Provider> {

@@ -110,6 +110,37 @@ pub const CHAT: &[Field] = &[
         "boolean",
         Seen::Cassette("test_openai/test_run_stream_sync_streams_real_model.yaml"),
     ),
+    // Tools: offered with their strict parameters (the first round of the cassette).
+    field(
+        "tools[].type",
+        "function",
+        Seen::Cassette("test_openai/test_openai_tool_output.yaml"),
+    ),
+    field(
+        "tools[].function.name",
+        "string",
+        Seen::Cassette("test_openai/test_openai_tool_output.yaml"),
+    ),
+    field(
+        "tools[].function.description",
+        "string",
+        Seen::Cassette("test_openai/test_openai_tool_output.yaml"),
+    ),
+    field(
+        "tools[].function.parameters",
+        "object",
+        Seen::Cassette("test_openai/test_openai_tool_output.yaml"),
+    ),
+    field(
+        "tools[].function.strict",
+        "boolean",
+        Seen::Cassette("test_openai/test_openai_tool_output.yaml"),
+    ),
+    field(
+        "tool_choice",
+        "auto|required|none",
+        Seen::Cassette("test_openai/test_openai_tool_output.yaml"),
+    ),
 ];
 
 /// Responses API fields and where each was seen accepted.
@@ -131,6 +162,13 @@ pub const RESPONSES: &[Field] = &[
     field("include[]", "message.output_text.logprobs", Seen::Reference("CreateResponse.include (Includable)")),
     field("store", "boolean", Seen::Echo("openai-responses/openai-reasoning-encrypted-content.1.json (\"store\": false)")),
     field("stream", "boolean", Seen::Cassette("test_openai_responses/test_openai_responses_model_web_search_tool_stream.yaml")),
+    // Tools: offered with their strict parameters (the first round of the cassette).
+    field("tools[].type", "function", Seen::Cassette("test_openai_responses/test_tool_output.yaml")),
+    field("tools[].name", "string", Seen::Cassette("test_openai_responses/test_tool_output.yaml")),
+    field("tools[].description", "string", Seen::Cassette("test_openai_responses/test_tool_output.yaml")),
+    field("tools[].parameters", "object", Seen::Cassette("test_openai_responses/test_tool_output.yaml")),
+    field("tools[].strict", "boolean", Seen::Cassette("test_openai_responses/test_tool_output.yaml")),
+    field("tool_choice", "auto|required|none", Seen::Cassette("test_openai_responses/test_tool_output.yaml")),
 ];
 
 fn at(api: OpenAiApi) -> impl Fn(&str) -> Box<dyn Provider> {
