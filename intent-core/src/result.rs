@@ -144,6 +144,25 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// The usage of one call whose `input` leaves out the tokens written to and read from the
+    /// prompt cache, as Anthropic's Messages API and Bedrock's Converse API count them: the
+    /// input here counts all three, and `cached_tokens` the reads.
+    pub(crate) fn one_call_with_cache_apart(
+        input: u64,
+        cache_write: u64,
+        cache_read: u64,
+        output: u64,
+        reasoning: u64,
+    ) -> Usage {
+        Usage {
+            input_tokens: input.saturating_add(cache_write).saturating_add(cache_read),
+            output_tokens: output,
+            cached_tokens: cache_read,
+            reasoning_tokens: reasoning,
+            calls: 1,
+        }
+    }
+
     /// Input plus output tokens.
     pub fn total_tokens(&self) -> u64 {
         self.input_tokens.saturating_add(self.output_tokens)

@@ -273,22 +273,16 @@ impl MessagesUsage {
     /// The usage of one call: input counts the cache writes and reads, which `input_tokens`
     /// leaves out.
     pub(super) fn usage(&self) -> Usage {
-        let cache_read = self.cache_read_input_tokens.unwrap_or(0);
-        Usage {
-            input_tokens: self
-                .input_tokens
-                .unwrap_or(0)
-                .saturating_add(self.cache_creation_input_tokens.unwrap_or(0))
-                .saturating_add(cache_read),
-            output_tokens: self.output_tokens.unwrap_or(0),
-            cached_tokens: cache_read,
+        Usage::one_call_with_cache_apart(
+            self.input_tokens.unwrap_or(0),
+            self.cache_creation_input_tokens.unwrap_or(0),
+            self.cache_read_input_tokens.unwrap_or(0),
+            self.output_tokens.unwrap_or(0),
             // Counted in output_tokens too; models before 4.6 report no separate figure.
-            reasoning_tokens: self
-                .output_tokens_details
+            self.output_tokens_details
                 .and_then(|d| d.thinking_tokens)
                 .unwrap_or(0),
-            calls: 1,
-        }
+        )
     }
 }
 

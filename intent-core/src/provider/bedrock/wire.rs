@@ -290,18 +290,13 @@ impl ConverseUsage {
     /// The usage of one call: input counts the cache reads and writes, which `inputTokens`
     /// leaves out.
     pub(super) fn usage(&self) -> Usage {
-        let cache_read = self.cache_read_input_tokens.unwrap_or(0);
-        Usage {
-            input_tokens: self
-                .input_tokens
-                .unwrap_or(0)
-                .saturating_add(self.cache_write_input_tokens.unwrap_or(0))
-                .saturating_add(cache_read),
-            output_tokens: self.output_tokens.unwrap_or(0),
-            cached_tokens: cache_read,
-            reasoning_tokens: 0,
-            calls: 1,
-        }
+        Usage::one_call_with_cache_apart(
+            self.input_tokens.unwrap_or(0),
+            self.cache_write_input_tokens.unwrap_or(0),
+            self.cache_read_input_tokens.unwrap_or(0),
+            self.output_tokens.unwrap_or(0),
+            0,
+        )
     }
 }
 
