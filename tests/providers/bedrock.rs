@@ -9,6 +9,7 @@ use std::time::Duration;
 use intent_core::provider::{
     AiResponse, BedrockProvider, FinishReason, Provider, ProviderErrorKind, ReplyAssembler,
 };
+use intent_core::provider::{RequestTools, ToolDefinition};
 use intent_core::{AiRequest, ResponseFormat, Usage};
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
@@ -191,6 +192,17 @@ async fn options_converse_cannot_take_are_refused_before_sending() {
         "{}",
         error.message
     );
+    let mut warm = AiRequest::new("s", "u");
+    warm.model = Some("anthropic.claude-sonnet-4-5-20250929-v1:0".into());
+    warm.thinking_budget = Some(2048);
+    warm.temperature = Some(0.2);
+    let error = provider.complete(&warm).await.unwrap_err();
+    assert!(error.message.contains("temperature"), "{}", error.message);
+    let mut with_tools = AiRequest::new("s", "u");
+    let lookup = ToolDefinition::new("lookup_order", "Finds an order.", json!({"type": "object"}));
+    with_tools.tools = Some(Arc::new(RequestTools::new(vec![lookup])));
+    let error = provider.complete(&with_tools).await.unwrap_err();
+    assert!(error.message.contains("tool"), "{}", error.message);
     let mut nova = AiRequest::new("s", "u");
     nova.model = Some("amazon.nova-lite-v1:0".into());
     nova.thinking_budget = Some(2048);

@@ -14,7 +14,8 @@
 //!   `toolChoice: {"tool": {"name"}}`, which forces the model to call it: the reply's
 //!   `toolUse.input` is the answer, a JSON object, read as the reply's text. Converse has no seed
 //!   and no log probabilities: both are refused, as is a JSON schema with Claude's thinking,
-//!   which refuses a forced tool.
+//!   which refuses a forced tool, and a changed temperature with thinking, which Claude refuses.
+//!   The caller's own tools are not offered on Converse yet: a request with tools is refused.
 //! - Reply: `output.message.content` blocks (`text`, `toolUse {toolUseId, name, input}`,
 //!   `reasoningContent {reasoningText {text, signature}}` or `{redactedContent}`), `stopReason`
 //!   (`end_turn`, `tool_use`, `max_tokens`, `stop_sequence`, `guardrail_intervened`,
@@ -62,6 +63,14 @@ pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
                 .into(),
         ));
     }
+    if request.tools.is_some() {
+        return Err(refuse(
+            provider,
+            "BedrockProvider does not offer tools to the model: leave out `.tool(..)` and use \
+             OutputMode::Native (the default) with this provider"
+                .into(),
+        ));
+    }
     if let Some(effort) = request.reasoning_effort {
         if request.thinking_budget.is_none() {
             return Err(refuse(provider, format!(
@@ -84,6 +93,11 @@ pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
         }
         Some(budget) => Some(budget),
     };
+    if thinking.is_some() && request.temperature.is_some() {
+        return Err(refuse(provider, format!(
+            "Claude's extended thinking on Bedrock takes no changed temperature: leave `temperature` or `thinking_budget` unset for {model}"
+        )));
+    }
     let tool_config = match request.format {
         ResponseFormat::Text | ResponseFormat::JsonObject => None,
         ResponseFormat::JsonSchema => {
@@ -133,8 +147,8 @@ pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
         system,
         inference_config: InferenceConfig {
             max_tokens,
-            // Claude refuses a changed temperature while it thinks.
-            temperature: request.temperature.filter(|_| thinking.is_none()),
+            // Refused above with thinking on, as Claude refuses it.
+            temperature: request.temperature,
             top_p: request.top_p,
             stop_sequences: (!request.stop.is_empty()).then_some(request.stop.as_slice()),
         },
