@@ -17,6 +17,12 @@ use serde_json::Value;
 
 /// The recorded vendor traffic: `INTENT_VENDOR_FIXTURES`, else `../shared/corpora/vendor-fixtures`
 /// beside the repository (read there, never copied).
+/// A server that answers the first POST with `first` and every later one with `then`.
+async fn two_rounds(first: Value, then: Value) -> wiremock::MockServer {
+    let first = wiremock::ResponseTemplate::new(200).set_body_json(first);
+    intent_tests::wire::failing_then(vec![first], then).await
+}
+
 fn corpus() -> PathBuf {
     match std::env::var_os("INTENT_VENDOR_FIXTURES") {
         Some(dir) => PathBuf::from(dir),

@@ -6,30 +6,12 @@
 
 use intent_core::prelude::*;
 use intent_tests::wire::{anthropic, body_of, quick_retries, sent};
-use serde_json::{json, Value};
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use serde_json::json;
 
-use super::{recorded, weather_tool, Forecast};
+use super::{recorded, two_rounds, weather_tool, Forecast};
 
 const FORECAST: &str = r#"{"value": {"city": "San Francisco", "sunny": true}}"#;
 const WEATHER: &str = r#"{"location":"San Francisco","sky":"sunny"}"#;
-
-async fn two_rounds(first: Value, then: Value) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(first))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(then))
-        .with_priority(2)
-        .mount(&server)
-        .await;
-    server
-}
 
 #[tokio::test]
 #[ignore = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)"]

@@ -10,24 +10,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use super::{recorded, weather_tool, Forecast};
-
-/// A server that answers the first POST with `first` and every later one with `then`.
-async fn two_rounds(first: Value, then: Value) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(first))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(then))
-        .with_priority(2)
-        .mount(&server)
-        .await;
-    server
-}
+use super::{recorded, two_rounds, weather_tool, Forecast};
 
 const FORECAST: &str = r#"{"value": {"city": "San Francisco", "sunny": true}}"#;
 
