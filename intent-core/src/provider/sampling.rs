@@ -30,6 +30,14 @@ fn refuse(provider: &str, message: String) -> ProviderError {
     ProviderError::new(ProviderErrorKind::InvalidRequest, message).with_provider(provider)
 }
 
+/// Refuses a field the API does not take, when the request sets it (`set`).
+fn absent(set: bool, provider: &str, message: &str) -> Result<(), ProviderError> {
+    if set {
+        return Err(refuse(provider, message.into()));
+    }
+    Ok(())
+}
+
 fn at_most(
     request: &AiRequest,
     limit: usize,
@@ -97,19 +105,16 @@ pub(crate) fn responses(
     top_p: Option<f32>,
     provider: &str,
 ) -> Result<ResponsesSampling, ProviderError> {
-    if request.seed.is_some() {
-        return Err(refuse(
-            provider,
-            "the OpenAI Responses API takes no seed; leave `seed` unset, or use Chat Completions"
-                .into(),
-        ));
-    }
-    if !request.stop.is_empty() {
-        return Err(refuse(
-            provider,
-            "the OpenAI Responses API takes no stop sequences; leave `stop` empty, or use Chat Completions".into(),
-        ));
-    }
+    absent(
+        request.seed.is_some(),
+        provider,
+        "the OpenAI Responses API takes no seed; leave `seed` unset, or use Chat Completions",
+    )?;
+    absent(
+        !request.stop.is_empty(),
+        provider,
+        "the OpenAI Responses API takes no stop sequences; leave `stop` empty, or use Chat Completions",
+    )?;
     Ok(ResponsesSampling { top_p })
 }
 
@@ -129,12 +134,11 @@ pub(crate) fn anthropic<'a>(
     top_p: Option<f32>,
     provider: &str,
 ) -> Result<AnthropicSampling<'a>, ProviderError> {
-    if request.seed.is_some() {
-        return Err(refuse(
-            provider,
-            "Anthropic's Messages API takes no seed; leave `seed` unset for this provider".into(),
-        ));
-    }
+    absent(
+        request.seed.is_some(),
+        provider,
+        "Anthropic's Messages API takes no seed; leave `seed` unset for this provider",
+    )?;
     Ok(AnthropicSampling {
         top_p,
         stop_sequences: stop(request),
