@@ -164,6 +164,22 @@ mod tests {
         }
     }
 
+    /// A mirror that granted one request of `tokens` and then heard `report` about it, now.
+    fn reported(report: &RateLimitStatus, tokens: u64) -> (Instant, Mirror) {
+        let now = Instant::now();
+        let mut mirror = Mirror::default();
+        let before = mirror.grant(tokens);
+        mirror.observe(now, report, before, tokens);
+        (now, mirror)
+    }
+
+    /// How long the mirror holds a request of `tokens` sent at `now`, and on which bound.
+    fn wait(mirror: &mut Mirror, now: Instant, tokens: u64) -> Option<(Duration, Bound)> {
+        mirror
+            .ready_at(now, tokens)
+            .map(|(at, bound)| (at - now, bound))
+    }
+
     #[test]
     fn nothing_reported_holds_nothing() {
         let mut mirror = Mirror::default();
@@ -172,62 +188,54 @@ mod tests {
 
     #[test]
     fn an_empty_budget_waits_for_one_refill() {
-        let now = Instant::now();
-        let mut mirror = Mirror::default();
-        let before = mirror.grant(0);
         // 60 a minute, none left, full again in 60 s: one request refills each second.
-        mirror.observe(now, &status(60, 0, 60_000), before, 0);
-        let (at, bound) = mirror.ready_at(now, 0).unwrap();
-        assert_eq!(bound, Bound::ProviderRequests);
-        assert_eq!(at - now, Duration::from_secs(1));
+        let (now, mut mirror) = reported(&status(60, 0, 60_000), 0);
+        assert_eq!(
+            wait(&mut mirror, now, 0),
+            Some((Duration::from_secs(1), Bound::ProviderRequests))
+        );
     }
 
     #[test]
     fn grants_after_the_report_spend_what_remains() {
-        let now = Instant::now();
-        let mut mirror = Mirror::default();
-        let before = mirror.grant(0);
-        mirror.observe(now, &status(60, 2, 58_000), before, 0);
+        let (now, mut mirror) = reported(&status(60, 2, 58_000), 0);
         mirror.grant(0);
         assert_eq!(mirror.ready_at(now, 0), None, "one of two left");
         mirror.grant(0);
-        let (at, _) = mirror.ready_at(now, 0).unwrap();
-        assert_eq!(at - now, Duration::from_secs(1));
+        assert_eq!(
+            wait(&mut mirror, now, 0).map(|(wait, _)| wait),
+            Some(Duration::from_secs(1))
+        );
         // Past the reset, the report is forgotten.
         assert_eq!(mirror.ready_at(now + Duration::from_secs(59), 0), None);
     }
 
     #[test]
     fn tokens_wait_for_the_shortfall_to_refill() {
-        let now = Instant::now();
-        let mut mirror = Mirror::default();
-        let before = mirror.grant(1000);
         let report = RateLimitStatus {
             tokens_limit: Some(60_000),
             tokens_remaining: Some(500),
             tokens_reset: Some(Duration::from_millis(59_500)),
             ..RateLimitStatus::default()
         };
-        mirror.observe(now, &report, before, 1000);
+        let (now, mut mirror) = reported(&report, 1000);
         // 1500 wanted, 500 left, 1000 a second refilled: 1 s.
-        let (at, bound) = mirror.ready_at(now, 1500).unwrap();
-        assert_eq!(bound, Bound::ProviderTokens);
-        assert_eq!(at - now, Duration::from_secs(1));
+        assert_eq!(
+            wait(&mut mirror, now, 1500),
+            Some((Duration::from_secs(1), Bound::ProviderTokens))
+        );
     }
 
     #[test]
     fn without_a_limit_nothing_refills_before_the_reset() {
-        let now = Instant::now();
-        let mut mirror = Mirror::default();
-        let before = mirror.grant(0);
         let report = RateLimitStatus {
             requests_remaining: Some(0),
             requests_reset: Some(Duration::from_secs(7)),
             ..RateLimitStatus::default()
         };
-        mirror.observe(now, &report, before, 0);
+        let (now, mut mirror) = reported(&report, 0);
         assert_eq!(
-            mirror.ready_at(now, 0).map(|(at, _)| at - now),
+            wait(&mut mirror, now, 0).map(|(wait, _)| wait),
             Some(Duration::from_secs(7))
         );
     }
