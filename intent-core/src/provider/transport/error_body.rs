@@ -143,16 +143,26 @@ pub(crate) fn clip(text: &str, limit: usize) -> String {
 mod tests {
     use super::*;
 
+    /// What a caller sees first of a parsed body: its message, its kind, whether the quota is spent.
+    fn summary(parsed: &ErrorBody) -> (&str, Option<&str>, bool) {
+        (
+            &parsed.message,
+            parsed.kind.as_deref(),
+            parsed.quota_exhausted,
+        )
+    }
+
     #[test]
     fn reads_openai_errors() {
         let body = br#"{"error":{"message":"Invalid schema for response_format 'intent_output'.","type":"invalid_request_error","param":"response_format","code":null}}"#;
-        let parsed = parse(body);
         assert_eq!(
-            parsed.message,
-            "Invalid schema for response_format 'intent_output'."
+            summary(&parse(body)),
+            (
+                "Invalid schema for response_format 'intent_output'.",
+                Some("invalid_request_error"),
+                false
+            )
         );
-        assert_eq!(parsed.kind.as_deref(), Some("invalid_request_error"));
-        assert!(!parsed.quota_exhausted);
     }
 
     #[test]
@@ -164,9 +174,10 @@ mod tests {
     #[test]
     fn reads_anthropic_errors_and_spend_limits() {
         let body = br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}"#;
-        let parsed = parse(body);
-        assert_eq!(parsed.message, "Overloaded");
-        assert_eq!(parsed.kind.as_deref(), Some("overloaded_error"));
+        assert_eq!(
+            summary(&parse(body)),
+            ("Overloaded", Some("overloaded_error"), false)
+        );
         let body = br#"{"type":"error","error":{"type":"rate_limit_error","message":"Spend limit reached.","details":{"error_code":"enforced_spend_limit_reached"}}}"#;
         assert!(parse(body).quota_exhausted);
     }
@@ -176,11 +187,13 @@ mod tests {
         let body = br#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}"#;
         let parsed = parse(body);
         assert_eq!(
-            parsed.message,
-            "API key not valid. Please pass a valid API key."
+            summary(&parsed),
+            (
+                "API key not valid. Please pass a valid API key.",
+                Some("INVALID_ARGUMENT"),
+                false
+            )
         );
-        assert_eq!(parsed.kind.as_deref(), Some("INVALID_ARGUMENT"));
-        assert!(!parsed.quota_exhausted);
         assert_eq!(parsed.retry_delay, None);
     }
 
