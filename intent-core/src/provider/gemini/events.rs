@@ -26,7 +26,7 @@ use super::stream_calls::StreamCalls;
 use super::tools::calls_of;
 use super::wire::{finish_reason, part_text, usage, GenerateReply, UsageMetadata};
 use crate::provider::pieces::{
-    not_an_event, server_error, typed_error_text, EventDecoder, Pieces, StreamEnd, StreamModel,
+    no_server_error, read_event, typed_error_text, EventDecoder, Pieces, StreamEnd, StreamModel,
     StreamPiece, UntilNotBlank,
 };
 use crate::provider::transport::sse::SseEvent;
@@ -71,16 +71,13 @@ impl GeminiDecoder {
 
 impl EventDecoder for GeminiDecoder {
     fn event(&mut self, event: SseEvent, pieces: &mut Pieces) -> Result<bool, ProviderError> {
-        let chunk: GenerateReply = serde_json::from_str(&event.data).map_err(|e| {
-            not_an_event(
-                &event.data,
-                format_args!("an event that is not a GenerateContentResponse ({e})"),
-                &self.key,
-            )
-        })?;
-        if chunk.error.as_ref().is_some_and(|e| !e.is_null()) {
-            return Err(server_error(event.data, &self.key, typed_error_text));
-        }
+        let chunk: GenerateReply = read_event(&event.data, "a GenerateContentResponse", &self.key)?;
+        no_server_error(
+            chunk.error.as_ref(),
+            &event.data,
+            &self.key,
+            typed_error_text,
+        )?;
         self.model.name(chunk.model_version);
         if chunk.usage_metadata.is_some() {
             self.usage = chunk.usage_metadata;
@@ -134,7 +131,7 @@ impl EventDecoder for GeminiDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::pieces::{assemble, decode_all};
+    use crate::provider::pieces::{assemble, decode_all, token_counts};
     use crate::provider::ProviderErrorKind;
 
     fn decode(chunks: &[&str]) -> Result<Vec<StreamPiece>, ProviderError> {
@@ -163,16 +160,7 @@ mod tests {
         assert_eq!(reply.reasoning.as_deref(), Some("Counting."));
         assert_eq!(reply.finish_reason, FinishReason::Stop);
         assert_eq!(reply.model, "gemini-2.5-flash-001");
-        let u = reply.usage;
-        assert_eq!(
-            (
-                u.input_tokens,
-                u.output_tokens,
-                u.cached_tokens,
-                u.reasoning_tokens
-            ),
-            (9, 25, 4, 20)
-        );
+        assert_eq!(token_counts(&reply.usage), (9, 25, 4, 20));
     }
 
     #[test]

@@ -212,6 +212,17 @@ pub(crate) fn assemble(pieces: Vec<StreamPiece>) -> AiResponse {
     reply.finish().expect("the pieces end with their end piece")
 }
 
+/// A reply's input, output, cached and reasoning tokens, for the decoders' tests.
+#[cfg(test)]
+pub(crate) fn token_counts(usage: &crate::result::Usage) -> (u64, u64, u64, u64) {
+    (
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cached_tokens,
+        usage.reasoning_tokens,
+    )
+}
+
 /// The events of a vendor whose replies come whole: there are none to decode. Every vendor of
 /// this crate streams today; this is the `Vendor::Events` of one that does not.
 #[derive(Debug)]
@@ -301,6 +312,17 @@ pub(crate) fn not_an_event(
     )
 }
 
+/// An event's `data` read as a `T`; when it does not read, a decode error saying the provider sent
+/// an event that is not `what` (`"a Chat Completions chunk"`), with serde's reason.
+pub(crate) fn read_event<'de, T: serde::Deserialize<'de>>(
+    data: &'de str,
+    what: &str,
+    key: &ApiKey,
+) -> Result<T, ProviderError> {
+    serde_json::from_str(data)
+        .map_err(|e| not_an_event(data, format_args!("an event that is not {what} ({e})"), key))
+}
+
 /// An error the server sent in the stream, whose JSON `data` holds it under `error`: the stream
 /// breaks, with the provider's message (as `describe` words it from the error object).
 pub(crate) fn server_error(
@@ -314,6 +336,20 @@ pub(crate) fn server_error(
         ProviderErrorKind::StreamBroken,
         format!("the server sent an error: {}", describe(&data["error"])),
     )
+}
+
+/// Breaks the stream when a chunk carries the server's `error` (present and not null), as
+/// [`server_error`] words it from the chunk's `data`.
+pub(crate) fn no_server_error(
+    error: Option<&Value>,
+    data: &str,
+    key: &ApiKey,
+    describe: impl FnOnce(&Value) -> String,
+) -> Result<(), ProviderError> {
+    if error.is_some_and(|e| !e.is_null()) {
+        return Err(server_error(data.to_owned(), key, describe));
+    }
+    Ok(())
 }
 
 /// The provider's own error object as text: its `type` and message when it names a type.

@@ -34,10 +34,10 @@ use crate::result::Usage;
 #[allow(unused_imports)]
 pub(crate) use decode::NoEvents;
 #[cfg(test)]
-pub(crate) use decode::{assemble, decode_all};
+pub(crate) use decode::{assemble, decode_all, token_counts};
 pub(crate) use decode::{
-    not_an_event, open_and_read, server_error, typed_error_text, EventDecoder, Pieces, StreamModel,
-    UntilNotBlank,
+    no_server_error, not_an_event, open_and_read, read_event, server_error, typed_error_text,
+    EventDecoder, Pieces, StreamModel, UntilNotBlank,
 };
 
 /// A boxed, sendable stream of reply pieces, as [`Provider::stream`](super::Provider::stream)

@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use super::super::chat::{content_text, finish_reason, ChatUsage};
 use crate::provider::pieces::{
-    not_an_event, server_error, EventDecoder, Pieces, StreamEnd, StreamModel, StreamPiece,
+    no_server_error, read_event, EventDecoder, Pieces, StreamEnd, StreamModel, StreamPiece,
     UntilNotBlank,
 };
 use crate::provider::transport::sse::SseEvent;
@@ -89,16 +89,8 @@ impl EventDecoder for ChatDecoder {
             pieces.push_back(StreamPiece::End(end));
             return Ok(true);
         }
-        let chunk: Chunk = serde_json::from_str(&event.data).map_err(|e| {
-            not_an_event(
-                &event.data,
-                format_args!("an event that is not a Chat Completions chunk ({e})"),
-                &self.key,
-            )
-        })?;
-        if chunk.error.as_ref().is_some_and(|e| !e.is_null()) {
-            return Err(server_error(event.data, &self.key, error_text));
-        }
+        let chunk: Chunk = read_event(&event.data, "a Chat Completions chunk", &self.key)?;
+        no_server_error(chunk.error.as_ref(), &event.data, &self.key, error_text)?;
         self.model.name(chunk.model);
         if chunk.usage.is_some() {
             self.usage = chunk.usage;

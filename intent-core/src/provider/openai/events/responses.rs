@@ -43,7 +43,8 @@ use serde_json::Value;
 
 use super::super::responses::{is_commentary, read, ResponsesReply};
 use crate::provider::pieces::{
-    not_an_event, typed_error_text, EventDecoder, Pieces, StreamEnd, StreamPiece, UntilNotBlank,
+    not_an_event, read_event, typed_error_text, EventDecoder, Pieces, StreamEnd, StreamPiece,
+    UntilNotBlank,
 };
 use crate::provider::transport::sse::SseEvent;
 use crate::provider::transport::{clip_body, ApiKey};
@@ -177,13 +178,7 @@ struct Event {
 
 impl EventDecoder for ResponsesDecoder {
     fn event(&mut self, event: SseEvent, pieces: &mut Pieces) -> Result<bool, ProviderError> {
-        let parsed: Event = serde_json::from_str(&event.data).map_err(|e| {
-            not_an_event(
-                &event.data,
-                format_args!("an event that is not a Responses API event ({e})"),
-                &self.key,
-            )
-        })?;
+        let parsed: Event = read_event(&event.data, "a Responses API event", &self.key)?;
         let index = parsed.output_index.unwrap_or(0);
         match parsed.kind.as_str() {
             "response.output_item.added" if parsed.item.as_ref().is_some_and(is_commentary) => {
@@ -262,7 +257,7 @@ impl EventDecoder for ResponsesDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::pieces::{assemble, decode_all};
+    use crate::provider::pieces::{assemble, decode_all, token_counts};
 
     fn event(data: &str) -> String {
         let kind: Value = serde_json::from_str(data).unwrap();
@@ -301,16 +296,7 @@ mod tests {
         assert_eq!(reply.reasoning.as_deref(), Some("First.\n\nSecond."));
         assert_eq!(reply.finish_reason, FinishReason::Stop);
         assert_eq!(reply.model, "gpt-5-mini-2025-08-07");
-        let usage = reply.usage;
-        assert_eq!(
-            (
-                usage.input_tokens,
-                usage.output_tokens,
-                usage.cached_tokens,
-                usage.reasoning_tokens
-            ),
-            (300, 120, 256, 96)
-        );
+        assert_eq!(token_counts(&reply.usage), (300, 120, 256, 96));
     }
 
     #[test]
