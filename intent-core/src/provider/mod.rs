@@ -50,6 +50,7 @@ pub(crate) mod pieces;
 mod plan;
 mod sampling;
 mod scripted;
+mod tool_wire;
 mod transport;
 
 pub use crate::error::{ProviderError, ProviderErrorKind};

@@ -21,10 +21,10 @@
 //!   `signature_delta`. The turn is rebuilt block by block and handed on whole when the stream
 //!   ends.
 
-use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
+use crate::provider::tool_wire::{arguments_object, calls_and_turn, serialize_rounds};
 use crate::provider::{ProviderError, ProviderErrorKind, RequestTools, ToolCall, ToolChoice};
 use crate::request::AiRequest;
 
@@ -88,9 +88,7 @@ pub(super) struct Messages<'a, M> {
 
 impl<M: Serialize> Serialize for Messages<'_, M> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(None)?;
-        seq.serialize_element(&self.user)?;
-        for round in self.tools.map_or(&[][..], |t| &t.rounds[..]) {
+        serialize_rounds(serializer, &self.user, self.tools, |round| {
             let content = match &round.vendor_turn {
                 Some(turn) => turn.clone(),
                 None => Value::Array(
@@ -99,12 +97,11 @@ impl<M: Serialize> Serialize for Messages<'_, M> {
                         .into_iter()
                         .chain(round.calls.iter().map(|call| {
                             json!({"type": "tool_use", "id": call.id, "name": call.name,
-                                   "input": input_of(&call.arguments)})
+                                   "input": arguments_object(&call.arguments)})
                         }))
                         .collect(),
                 ),
             };
-            seq.serialize_element(&json!({"role": "assistant", "content": content}))?;
             let results: Vec<Value> = round
                 .results
                 .iter()
@@ -117,26 +114,17 @@ impl<M: Serialize> Serialize for Messages<'_, M> {
                     block
                 })
                 .collect();
-            seq.serialize_element(&json!({"role": "user", "content": results}))?;
-        }
-        seq.end()
-    }
-}
-
-/// A call's arguments as the `input` object Anthropic takes back (`{}` for none or for text
-/// that is not an object).
-fn input_of(arguments: &str) -> Value {
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(value @ Value::Object(_)) => value,
-        _ => json!({}),
+            [
+                json!({"role": "assistant", "content": content}),
+                json!({"role": "user", "content": results}),
+            ]
+        })
     }
 }
 
 /// The calls of a reply's content blocks, and the turn to send back when there are any.
 pub(super) fn calls_of(blocks: &[Value]) -> (Vec<ToolCall>, Option<Box<Value>>) {
-    let calls: Vec<ToolCall> = blocks.iter().filter_map(call_of).collect();
-    let turn = (!calls.is_empty()).then(|| Box::new(Value::Array(blocks.to_vec())));
-    (calls, turn)
+    calls_and_turn(blocks.iter().filter_map(call_of).collect(), blocks)
 }
 
 fn call_of(block: &Value) -> Option<ToolCall> {
@@ -246,7 +234,7 @@ impl TurnAssembler {
                             .to_string(),
                         _ => text,
                     };
-                    block["input"] = input_of(&arguments);
+                    block["input"] = arguments_object(&arguments);
                     if !name.is_empty() {
                         // Cut-off input goes to the tool's reader as the text it is.
                         pieces.push_back(crate::provider::StreamPiece::ToolCall(ToolCall::new(

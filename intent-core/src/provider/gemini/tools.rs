@@ -22,11 +22,11 @@
 
 use std::borrow::Cow;
 
-use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
 use super::dialect;
+use crate::provider::tool_wire::{arguments_object, calls_and_turn, serialize_rounds};
 use crate::provider::{ProviderError, ProviderErrorKind, RequestTools, ToolCall, ToolChoice};
 use crate::request::AiRequest;
 
@@ -83,9 +83,7 @@ pub(super) struct Contents<'a, C> {
 
 impl<C: Serialize> Serialize for Contents<'_, C> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(None)?;
-        seq.serialize_element(&self.user)?;
-        for round in self.tools.map_or(&[][..], |t| &t.rounds[..]) {
+        serialize_rounds(serializer, &self.user, self.tools, |round| {
             let parts = match &round.vendor_turn {
                 Some(turn) => turn.clone(),
                 None => Value::Array(
@@ -94,7 +92,7 @@ impl<C: Serialize> Serialize for Contents<'_, C> {
                         .into_iter()
                         .chain(round.calls.iter().map(|call| {
                             let mut function =
-                                json!({"name": call.name, "args": args_of(&call.arguments)});
+                                json!({"name": call.name, "args": arguments_object(&call.arguments)});
                             if !call.id.is_empty() {
                                 function["id"] = Value::from(call.id.as_str());
                             }
@@ -103,7 +101,6 @@ impl<C: Serialize> Serialize for Contents<'_, C> {
                         .collect(),
                 ),
             };
-            seq.serialize_element(&json!({"role": "model", "parts": parts}))?;
             let responses: Vec<Value> = round
                 .results
                 .iter()
@@ -122,23 +119,17 @@ impl<C: Serialize> Serialize for Contents<'_, C> {
                     json!({"functionResponse": function})
                 })
                 .collect();
-            seq.serialize_element(&json!({"role": "user", "parts": responses}))?;
-        }
-        seq.end()
-    }
-}
-
-/// A call's arguments as the `args` object Gemini takes back.
-fn args_of(arguments: &str) -> Value {
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(value @ Value::Object(_)) => value,
-        _ => json!({}),
+            [
+                json!({"role": "model", "parts": parts}),
+                json!({"role": "user", "parts": responses}),
+            ]
+        })
     }
 }
 
 /// The calls of a reply's parts, and the turn to send back when there are any.
 pub(super) fn calls_of(parts: &[Value]) -> (Vec<ToolCall>, Option<Box<Value>>) {
-    let calls: Vec<ToolCall> = parts
+    let calls = parts
         .iter()
         .filter_map(|part| {
             let call = part.get("functionCall")?;
@@ -148,6 +139,5 @@ pub(super) fn calls_of(parts: &[Value]) -> (Vec<ToolCall>, Option<Box<Value>>) {
             Some(ToolCall::new(id, name, args.to_string()))
         })
         .collect();
-    let turn = (!calls.is_empty()).then(|| Box::new(Value::Array(parts.to_vec())));
-    (calls, turn)
+    calls_and_turn(calls, parts)
 }

@@ -40,6 +40,7 @@ use serde::ser::SerializeSeq;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::provider::tool_wire::rounds;
 use crate::provider::{RequestTools, StreamPiece, ToolCall, ToolChoice, ToolDefinition};
 use crate::request::AiRequest;
 
@@ -126,7 +127,7 @@ impl<M: Serialize> Serialize for ChatMessages<'_, M> {
         for message in &self.head {
             seq.serialize_element(message)?;
         }
-        for round in self.tools.map_or(&[][..], |t| &t.rounds[..]) {
+        for round in rounds(self.tools) {
             let calls: Vec<ChatCallOut<'_>> = round
                 .calls
                 .iter()
@@ -333,7 +334,7 @@ impl<M: Serialize> Serialize for ResponsesInput<'_, M> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(None)?;
         seq.serialize_element(&self.user)?;
-        for round in self.tools.map_or(&[][..], |t| &t.rounds[..]) {
+        for round in rounds(self.tools) {
             if !round.text.is_empty() {
                 seq.serialize_element(&AssistantText {
                     role: "assistant",
