@@ -189,46 +189,47 @@ impl Scan<'_> {
         }
     }
 
+    /// The members or elements of the object or array whose opening byte is at the cursor, each
+    /// read by `item`, up to `close`.
+    fn items<T>(
+        &mut self,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        self.at += 1;
+        let mut items = Vec::new();
+        if self.closes(close) {
+            return Some(items);
+        }
+        loop {
+            items.push(item(self)?);
+            if self.next_or_close(close)? {
+                return Some(items);
+            }
+        }
+    }
+
     fn value(&mut self, depth: usize) -> Option<Spanned> {
         if depth > MAX_DEPTH {
             return None;
         }
         self.space();
         match *self.bytes.get(self.at)? {
-            b'{' => {
-                self.at += 1;
-                let mut members = Vec::new();
-                if self.closes(b'}') {
-                    return Some(Spanned::Object(members));
-                }
-                loop {
-                    self.space();
-                    let (_, _, key) = self.string()?;
-                    self.space();
-                    if self.bytes.get(self.at) != Some(&b':') {
+            b'{' => self
+                .items(b'}', |scan| {
+                    scan.space();
+                    let (_, _, key) = scan.string()?;
+                    scan.space();
+                    if scan.bytes.get(scan.at) != Some(&b':') {
                         return None;
                     }
-                    self.at += 1;
-                    let value = self.value(depth + 1)?;
-                    members.push((key, value));
-                    if self.next_or_close(b'}')? {
-                        return Some(Spanned::Object(members));
-                    }
-                }
-            }
-            b'[' => {
-                self.at += 1;
-                let mut items = Vec::new();
-                if self.closes(b']') {
-                    return Some(Spanned::Array(items));
-                }
-                loop {
-                    items.push(self.value(depth + 1)?);
-                    if self.next_or_close(b']')? {
-                        return Some(Spanned::Array(items));
-                    }
-                }
-            }
+                    scan.at += 1;
+                    Some((key, scan.value(depth + 1)?))
+                })
+                .map(Spanned::Object),
+            b'[' => self
+                .items(b']', |scan| scan.value(depth + 1))
+                .map(Spanned::Array),
             b'"' => {
                 let (start, end, text) = self.string()?;
                 Some(Spanned::Str(start, end, text))
