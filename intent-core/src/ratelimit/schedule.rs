@@ -133,33 +133,35 @@ mod tests {
         }
     }
 
+    /// A schedule under `limit`, and the instant its reservations are made at.
+    fn scheduled(limit: RateLimit) -> (Instant, Schedule) {
+        (Instant::now(), Schedule::new(limit))
+    }
+
+    /// How long after `now` the slot of a request of `tokens` is, when it may wait any time.
+    fn slot(schedule: &mut Schedule, now: Instant, tokens: u64) -> Duration {
+        schedule.reserve(now, tokens, None, None).unwrap() - now
+    }
+
     #[test]
     fn requests_are_spaced_by_the_interval() {
-        let now = Instant::now();
-        let mut schedule = Schedule::new(limit(Some(600), None));
-        let slots: Vec<Duration> = (0..5)
-            .map(|_| schedule.reserve(now, 0, None, None).unwrap() - now)
-            .collect();
+        let (now, mut schedule) = scheduled(limit(Some(600), None));
+        let slots: Vec<Duration> = (0..5).map(|_| slot(&mut schedule, now, 0)).collect();
         let ms = Duration::from_millis;
         assert_eq!(slots, [ms(0), ms(100), ms(200), ms(300), ms(400)]);
     }
 
     #[test]
     fn tokens_take_their_share_of_a_minute() {
-        let now = Instant::now();
-        let mut schedule = Schedule::new(limit(None, Some(60_000)));
+        let (now, mut schedule) = scheduled(limit(None, Some(60_000)));
         assert_eq!(schedule.reserve(now, 3000, None, None).unwrap(), now);
         // 3000 tokens at 1000 a second hold the next request 3 s.
-        assert_eq!(
-            schedule.reserve(now, 10, None, None).unwrap() - now,
-            Duration::from_secs(3)
-        );
+        assert_eq!(slot(&mut schedule, now, 10), Duration::from_secs(3));
     }
 
     #[test]
     fn a_slot_past_the_wait_allowed_is_refused_and_reserves_nothing() {
-        let now = Instant::now();
-        let mut schedule = Schedule::new(limit(Some(60), None));
+        let (now, mut schedule) = scheduled(limit(Some(60), None));
         schedule.reserve(now, 0, None, None).unwrap();
         let refused = schedule
             .reserve(now, 0, None, Some(Duration::from_millis(500)))
@@ -167,33 +169,22 @@ mod tests {
         assert_eq!(refused.bound, Bound::Requests);
         assert_eq!(refused.wait, Duration::from_secs(1));
         // Nothing was reserved: the next slot is still one interval on.
-        assert_eq!(
-            schedule.reserve(now, 0, None, None).unwrap() - now,
-            Duration::from_secs(1)
-        );
+        assert_eq!(slot(&mut schedule, now, 0), Duration::from_secs(1));
     }
 
     #[test]
     fn a_correction_moves_the_token_schedule_both_ways() {
-        let now = Instant::now();
-        let mut schedule = Schedule::new(limit(None, Some(60_000)));
+        let (now, mut schedule) = scheduled(limit(None, Some(60_000)));
         schedule.reserve(now, 2000, None, None).unwrap();
         schedule.correct_tokens(now, 1000);
-        assert_eq!(
-            schedule.reserve(now, 0, None, None).unwrap() - now,
-            Duration::from_secs(3)
-        );
+        assert_eq!(slot(&mut schedule, now, 0), Duration::from_secs(3));
         schedule.correct_tokens(now, -2500);
-        assert_eq!(
-            schedule.reserve(now, 0, None, None).unwrap() - now,
-            Duration::from_millis(500)
-        );
+        assert_eq!(slot(&mut schedule, now, 0), Duration::from_millis(500));
     }
 
     #[test]
     fn a_hold_and_an_outside_constraint_delay_the_slot() {
-        let now = Instant::now();
-        let mut schedule = Schedule::new(limit(None, None));
+        let (now, mut schedule) = scheduled(limit(None, None));
         schedule.hold(now + Duration::from_secs(2));
         let refused = schedule
             .reserve(now, 0, None, Some(Duration::from_secs(1)))
