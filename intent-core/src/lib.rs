@@ -276,7 +276,8 @@ pub mod __internals {
     /// that walks it.
     pub mod capabilities {
         pub use crate::provider::capabilities::{
-            markdown, Api, Cell, Kind, Outcome, Row, Unless, Wire, APIS, TABLE,
+            markdown, Api, Cell, Kind, Outcome, Row, Unless, Wire, APIS, OWN_APIS, TABLE,
+            VERTEX_APART,
         };
     }
 

@@ -5,11 +5,17 @@
 //! (`Provider::notices`, what the attempt's record carries). No option is dropped in silence.
 //! Every body sent is compared field by field with the fields of requests the real API accepted
 //! (`conformance::requests`: pydantic-ai's cassettes, vendor fixtures, the vendors' references).
+//!
+//! The cloud columns (Amazon Bedrock, Gemini and Claude on Vertex AI) are walked in `cloud`,
+//! built with the features `bedrock` and `vertex`: Bedrock signs with fixed keys, Vertex AI
+//! takes its access token from a metadata server on 127.0.0.1.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use intent_core::__internals::capabilities::{Api, Cell, Kind, Outcome, Row, APIS, TABLE};
+use intent_core::__internals::capabilities::{
+    Api, Cell, Kind, Outcome, Row, Wire, OWN_APIS, TABLE,
+};
 use intent_core::provider::{
     AiResponse, AnthropicProvider, GeminiProvider, OpenAiApi, OpenAiProvider, Provider,
     ProviderError, ReplyAssembler,
@@ -23,20 +29,23 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 use crate::conformance::requests::{anthropic, field_defects, gemini, openai, Field};
 use intent_tests::wire::{body_of, sent};
 
-/// The fields requests to `api` were seen accepted with.
-fn accepted(api: Api) -> &'static [Field] {
-    match api {
-        Api::OpenAiChat => openai::CHAT,
-        Api::OpenAiResponses => openai::RESPONSES,
-        Api::Anthropic => anthropic::MESSAGES,
-        Api::Gemini => gemini::GENERATE,
+/// The fields requests to `api` were seen accepted with; `None` for Bedrock's Converse, of which
+/// no recorded request is at hand (its bodies are checked in `bedrock.rs`).
+fn accepted(api: Api) -> Option<&'static [Field]> {
+    match api.own() {
+        Api::OpenAiChat => Some(openai::CHAT),
+        Api::OpenAiResponses => Some(openai::RESPONSES),
+        Api::Anthropic => Some(anthropic::MESSAGES),
+        Api::Gemini => Some(gemini::GENERATE),
+        _ => None,
     }
 }
 
 /// The provider of `api` at `server`, retrying nothing.
-fn provider(api: Api, server: &MockServer) -> Box<dyn Provider> {
+async fn provider(api: Api, server: &MockServer) -> Box<dyn Provider> {
     let timeout = Duration::from_secs(10);
     match api {
+        Api::Bedrock | Api::VertexGemini | Api::VertexClaude => cloud::provider(api, server).await,
         Api::OpenAiChat | Api::OpenAiResponses => Box::new(
             OpenAiProvider::new("sk-walk")
                 .with_base_url(format!("{}/v1", server.uri()))
@@ -120,8 +129,10 @@ fn trigger(kind: Kind, api: Api, request: &mut AiRequest) {
         (Kind::Option("max_output_tokens"), Api::OpenAiResponses) => {
             request.max_output_tokens = Some(8);
         }
-        (Kind::Option("temperature"), Api::Anthropic) => request.thinking_budget = Some(2048),
-        (Kind::Option("top_p"), Api::Anthropic) => {
+        (Kind::Option("temperature"), Api::Anthropic | Api::VertexClaude | Api::Bedrock) => {
+            request.thinking_budget = Some(2048)
+        }
+        (Kind::Option("top_p"), Api::Anthropic | Api::VertexClaude) => {
             request.model = Some("claude-haiku-4-5".into());
             request.temperature = Some(0.5);
         }
@@ -152,13 +163,18 @@ async fn walk(api: Api, request: &AiRequest, stream: bool) -> Walked {
         ))
         .mount(&server)
         .await;
-    let provider = provider(api, &server);
+    let provider = provider(api, &server).await;
     let outcome = if stream {
         ReplyAssembler::collect(provider.stream(request)).await
     } else {
         provider.complete(request).await
     };
-    let requests = sent(&server).await;
+    // Vertex AI's token is fetched from the same server with a GET: the walk counts the POSTs.
+    let requests: Vec<_> = sent(&server)
+        .await
+        .into_iter()
+        .filter(|r| r.method.as_str() == "POST")
+        .collect();
     assert!(
         requests.len() <= 1,
         "{api:?}: sent {} requests",
@@ -166,7 +182,12 @@ async fn walk(api: Api, request: &AiRequest, stream: bool) -> Walked {
     );
     // `extra_body`'s fields are the caller's own, as they chose them.
     if let Some(request) = requests.first().filter(|_| request.extra_body.is_none()) {
-        let defects = field_defects(&body_of(request), accepted(api));
+        let mut body = body_of(request);
+        if api == Api::VertexClaude {
+            // Vertex AI's own field, checked in `conformance::vertex`.
+            body.as_object_mut().map(|b| b.remove("anthropic_version"));
+        }
+        let defects = accepted(api).map_or_else(Vec::new, |fields| field_defects(&body, fields));
         assert!(
             defects.is_empty(),
             "{}: the body has fields no recorded request or reference shows:\n  - {}",
@@ -194,11 +215,11 @@ async fn walk(api: Api, request: &AiRequest, stream: bool) -> Walked {
 }
 
 /// Whether `at` (a JSON pointer, or an endpoint's tail) is in what was sent.
-fn on_wire(at: &str, target: &str, body: &Value) -> bool {
-    if at.starts_with(':') || at.starts_with("/v") {
-        target.ends_with(at)
+fn on_wire(wire: &Wire, target: &str, body: &Value) -> bool {
+    if wire.is_endpoint() {
+        target.ends_with(wire.at)
     } else {
-        body.pointer(at).is_some_and(|v| !v.is_null())
+        body.pointer(wire.at).is_some_and(|v| !v.is_null())
     }
 }
 
@@ -212,7 +233,7 @@ async fn check(row: &Row, api: Api) -> Vec<String> {
     if let Some(wire) = cell.wire.filter(|w| !w.at.is_empty()) {
         let walked = walk(api, &request(row.kind, wire.model), stream).await;
         match &walked.sent {
-            Some((target, body)) if on_wire(wire.at, target, body) => {}
+            Some((target, body)) if on_wire(&wire, target, body) => {}
             Some((target, body)) => failures.push(format!(
                 "{tag}: {} is not on the wire (POST {target}): {body}",
                 wire.at
@@ -247,7 +268,7 @@ async fn check(row: &Row, api: Api) -> Vec<String> {
             },
             Outcome::Noticed => {
                 if let (Some(wire), Some((target, body))) = (cell.wire, &walked.sent) {
-                    if on_wire(wire.at, target, body) {
+                    if on_wire(&wire, target, body) {
                         failures.push(format!(
                             "{tag}: must be left out ({}), yet {} was sent: {body}",
                             unless.when, wire.at
@@ -273,25 +294,30 @@ async fn check(row: &Row, api: Api) -> Vec<String> {
     failures
 }
 
-#[tokio::test]
-async fn every_option_on_every_provider_is_sent_refused_or_noticed() {
+/// Walks every cell of `apis` that a request shows, failing with each difference.
+async fn walk_columns(apis: &[Api], at_least: usize) {
     let mut failures = Vec::new();
     let mut walked = 0;
     for row in TABLE {
         if matches!(row.kind, Kind::Reply(_) | Kind::Request("batch run")) {
             continue;
         }
-        for api in APIS {
+        for &api in apis {
             failures.extend(check(row, api).await);
             walked += 1;
         }
     }
-    assert!(walked >= 50, "only {walked} cells were walked");
+    assert!(walked >= at_least, "only {walked} cells were walked");
     assert!(
         failures.is_empty(),
         "the providers differ from the capability table:\n  - {}",
         failures.join("\n  - ")
     );
+}
+
+#[tokio::test]
+async fn every_option_on_every_provider_is_sent_refused_or_noticed() {
+    walk_columns(&OWN_APIS[..4], 50).await;
 }
 
 #[test]
@@ -318,5 +344,157 @@ fn a_batch_run_goes_where_the_table_says() {
             .unless
             .is_some_and(|u| u.outcome == Outcome::Refused);
         assert_eq!(provider.batch_client().is_none(), refused, "{api:?}");
+    }
+}
+
+/// The cloud columns, walked with the features that build their providers.
+mod cloud {
+    use super::*;
+
+    /// Vertex AI's access token, served by the walk's own server as a metadata server.
+    #[cfg(feature = "vertex")]
+    const TOKEN: &str = "ya29.capability-walk-token";
+
+    /// The provider of a cloud column at `server`, retrying nothing.
+    #[cfg_attr(
+        not(any(feature = "bedrock", feature = "vertex")),
+        allow(unused_variables)
+    )]
+    pub(super) async fn provider(api: Api, server: &MockServer) -> Box<dyn Provider> {
+        let timeout = Duration::from_secs(10);
+        match api {
+            #[cfg(feature = "bedrock")]
+            Api::Bedrock => Box::new(
+                intent_core::provider::BedrockProvider::new()
+                    .with_region("us-west-2")
+                    .with_base_url(server.uri())
+                    .with_credentials("AKIDEXAMPLE", "walk-secret-key", None)
+                    .with_retry_policy(intent_core::provider::RetryPolicy::none())
+                    .with_timeout(timeout),
+            ),
+            #[cfg(feature = "vertex")]
+            Api::VertexGemini | Api::VertexClaude => {
+                use wiremock::matchers::{header, path};
+                Mock::given(method("GET"))
+                    .and(path(
+                        "/computeMetadata/v1/instance/service-accounts/default/token",
+                    ))
+                    .and(header("metadata-flavor", "Google"))
+                    .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                        "access_token": TOKEN, "expires_in": 3599, "token_type": "Bearer"
+                    })))
+                    .mount(server)
+                    .await;
+                let host = server.address().to_string();
+                let empty = std::env::temp_dir().join("intent-capability-walk-no-gcloud");
+                let vertex = intent_core::__internals::vertex_from_vars(&[
+                    ("GOOGLE_CLOUD_PROJECT", "walk-project"),
+                    ("GOOGLE_CLOUD_LOCATION", "us-east5"),
+                    ("GCE_METADATA_HOST", &host),
+                    ("CLOUDSDK_CONFIG", empty.to_str().unwrap()),
+                ])
+                .expect("the walk's Vertex AI settings are complete")
+                .with_base_url(server.uri())
+                .with_retry_policy(intent_core::provider::RetryPolicy::none())
+                .with_timeout(timeout);
+                // A cell that names no model is walked with the column's own kind of model.
+                Box::new(if api == Api::VertexClaude {
+                    vertex.with_model("claude-sonnet-4-5")
+                } else {
+                    vertex
+                })
+            }
+            other => panic!("{other:?} is walked only with its feature (bedrock, vertex)"),
+        }
+    }
+
+    #[cfg(feature = "bedrock")]
+    #[tokio::test]
+    async fn every_option_on_bedrock_is_sent_refused_or_noticed() {
+        walk_columns(&[Api::Bedrock], 14).await;
+    }
+
+    #[cfg(feature = "vertex")]
+    #[tokio::test]
+    async fn every_option_on_vertex_ai_is_sent_refused_or_noticed() {
+        walk_columns(&[Api::VertexGemini, Api::VertexClaude], 28).await;
+    }
+
+    /// Bedrock's cache point follows the system prompt: with none, nothing would be cached, and
+    /// the attempt's record says so rather than sending a request that caches nothing.
+    #[cfg(feature = "bedrock")]
+    #[tokio::test]
+    async fn bedrock_prompt_caching_without_a_system_prompt_is_a_notice() {
+        let mut request = AiRequest::new("", "## Intent\nCount the fruit.");
+        request.prompt_caching = true;
+        let server = MockServer::start().await;
+        let provider = provider(Api::Bedrock, &server).await;
+        let notices = provider.notices(&request);
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        assert!(
+            notices[0]
+                .message
+                .starts_with("`prompt_caching` was not sent to bedrock")
+                && notices[0].message.contains("nothing would be cached"),
+            "{}",
+            notices[0].message
+        );
+        let walked = walk(Api::Bedrock, &request, false).await;
+        let (_, body) = walked.sent.expect("the request is sent");
+        assert!(body.get("system").is_none(), "{body}");
+        assert!(!body.to_string().contains("cachePoint"), "{body}");
+        // With a system prompt the cache point is sent, and no notice.
+        request.system = Arc::new("You are terse.".to_owned());
+        assert!(provider.notices(&request).is_empty());
+        let walked = walk(Api::Bedrock, &request, false).await;
+        let (_, body) = walked.sent.expect("the request is sent");
+        assert_eq!(
+            body.pointer("/system/1/cachePoint/type"),
+            Some(&json!("default"))
+        );
+    }
+
+    /// A reasoning effort beside a thinking budget: Converse takes the budget only, and the
+    /// effort left out is said on the attempt's record.
+    #[cfg(feature = "bedrock")]
+    #[tokio::test]
+    async fn bedrock_sends_the_thinking_budget_and_notes_the_effort_left_out() {
+        let mut request = request(
+            Kind::Option("thinking_budget"),
+            Some("anthropic.claude-sonnet-4-5-20250929-v1:0"),
+        );
+        request.reasoning_effort = Some(ReasoningEffort::High);
+        let walked = walk(Api::Bedrock, &request, false).await;
+        let (_, body) = walked.sent.expect("the request is sent");
+        assert_eq!(
+            body.pointer("/additionalModelRequestFields/thinking/budget_tokens"),
+            Some(&json!(2048))
+        );
+        assert!(!body.to_string().contains("effort"), "{body}");
+        assert_eq!(walked.notices.len(), 1, "{:?}", walked.notices);
+        assert!(
+            walked.notices[0].starts_with("`reasoning_effort` was not sent to bedrock"),
+            "{}",
+            walked.notices[0]
+        );
+    }
+
+    /// The clouds' batch cells say refused: their providers offer no batch client.
+    #[cfg(all(feature = "bedrock", feature = "vertex"))]
+    #[tokio::test]
+    async fn the_clouds_offer_no_batch_run_as_the_table_says() {
+        let row = TABLE
+            .iter()
+            .find(|r| r.kind == Kind::Request("batch run"))
+            .expect("the table has a batch row");
+        let server = MockServer::start().await;
+        for api in [Api::Bedrock, Api::VertexGemini, Api::VertexClaude] {
+            let refused = row
+                .cell(api)
+                .unless
+                .is_some_and(|u| u.outcome == Outcome::Refused);
+            assert!(refused, "{api:?}");
+            assert!(provider(api, &server).await.batch_client().is_none());
+        }
     }
 }

@@ -22,14 +22,35 @@ pub enum Api {
     Anthropic,
     /// Gemini `generateContent`.
     Gemini,
+    /// Amazon Bedrock's Converse API (`BedrockProvider`, feature `bedrock`).
+    Bedrock,
+    /// Gemini models on Google Vertex AI (`VertexProvider`, feature `vertex`): Gemini's body
+    /// and reply at Vertex AI's endpoint.
+    VertexGemini,
+    /// Claude models on Google Vertex AI (`VertexProvider`, feature `vertex`): Anthropic's
+    /// Messages body and reply through `rawPredict`.
+    VertexClaude,
 }
 
-/// The columns, in the README's order.
-pub const APIS: [Api; 4] = [
+/// The APIs whose cells a row holds, in the README's order.
+pub const OWN_APIS: [Api; 5] = [
     Api::OpenAiChat,
     Api::OpenAiResponses,
     Api::Anthropic,
     Api::Gemini,
+    Api::Bedrock,
+];
+
+/// Every API the table speaks of: the README's columns, then Vertex AI's two, whose cells are
+/// Gemini's and Anthropic's but where [`VERTEX_APART`] says otherwise.
+pub const APIS: [Api; 7] = [
+    Api::OpenAiChat,
+    Api::OpenAiResponses,
+    Api::Anthropic,
+    Api::Gemini,
+    Api::Bedrock,
+    Api::VertexGemini,
+    Api::VertexClaude,
 ];
 
 impl Api {
@@ -40,6 +61,18 @@ impl Api {
             Api::OpenAiResponses => "OpenAI Responses",
             Api::Anthropic => "Anthropic Messages",
             Api::Gemini => "Gemini `generateContent`",
+            Api::Bedrock => "Amazon Bedrock Converse",
+            Api::VertexGemini => "Gemini on Vertex AI",
+            Api::VertexClaude => "Claude on Vertex AI",
+        }
+    }
+
+    /// The API whose body and reply Vertex AI's column shares, or the API itself.
+    pub fn own(self) -> Api {
+        match self {
+            Api::VertexGemini => Api::Gemini,
+            Api::VertexClaude => Api::Anthropic,
+            other => other,
         }
     }
 }
@@ -61,11 +94,22 @@ pub enum Kind {
 pub struct Wire {
     /// As the README shows it.
     pub shown: &'static str,
-    /// The body field's JSON pointer (`/generationConfig/temperature`), or, starting with `:`
-    /// or `/v`, the endpoint the request goes to.
+    /// The body field's JSON pointer (`/generationConfig/temperature`), or, starting with `:`,
+    /// `/v` or `/converse` ([`Wire::is_endpoint`]), the endpoint the request goes to.
     pub at: &'static str,
     /// The model the walk asks (one that takes the option), or the provider's default.
     pub model: Option<&'static str>,
+}
+
+impl Wire {
+    /// Whether [`at`](Self::at) is the tail of the endpoint rather than a body field.
+    ///
+    /// ```ignore
+    /// assert!(Wire { shown: "", at: ":streamGenerateContent?alt=sse", model: None }.is_endpoint());
+    /// ```
+    pub fn is_endpoint(&self) -> bool {
+        self.at.starts_with(':') || self.at.starts_with("/v") || self.at.starts_with("/converse")
+    }
 }
 
 /// What happens instead of sending.
@@ -103,16 +147,30 @@ pub struct Cell {
 pub struct Row {
     /// The option or feature.
     pub kind: Kind,
-    /// One cell an API, in the order of [`APIS`].
-    pub cells: [Cell; 4],
+    /// One cell an API, in the order of [`OWN_APIS`].
+    pub cells: [Cell; 5],
 }
 
 impl Row {
-    /// The cell of `api`.
+    /// The cell of `api`: Vertex AI's are Gemini's and Anthropic's but where [`VERTEX_APART`]
+    /// says otherwise.
     pub fn cell(&self, api: Api) -> &Cell {
-        &self.cells[APIS.iter().position(|a| *a == api).unwrap_or(0)]
+        if api != api.own() {
+            if let Some((_, cell)) = VERTEX_APART.iter().find(|(kind, _)| *kind == self.kind) {
+                return cell;
+            }
+        }
+        &self.cells[OWN_APIS.iter().position(|a| *a == api.own()).unwrap_or(0)]
     }
 }
+
+/// Where Vertex AI differs from the vendor's own API, for Gemini and Claude models alike:
+/// everything else is sent and read as Gemini's and Anthropic's columns say (the same bodies
+/// and replies, `provider/cloud/vertex.rs`).
+pub static VERTEX_APART: &[(Kind, Cell)] = &[(
+    Kind::Request("batch run"),
+    only(Refused, "this library has no Vertex AI batch prediction"),
+)];
 
 const fn sent(shown: &'static str, at: &'static str) -> Cell {
     Cell {
@@ -176,6 +234,9 @@ impl Cell {
 
 use Outcome::{Noticed, Refused};
 
+/// A Claude model on Bedrock, which thinks.
+const BEDROCK_CLAUDE: &str = "anthropic.claude-sonnet-4-5-20250929-v1:0";
+
 const REASONING_MODELS: &str = "for o-series and gpt-5 models, which refuse sampling settings";
 
 /// The table.
@@ -188,6 +249,7 @@ pub static TABLE: &[Row] = &[
                 .unless(Refused, "below 16", None),
             sent("`max_tokens` (always; 4096 by default)", "/max_tokens"),
             sent("`maxOutputTokens`", "/generationConfig/maxOutputTokens"),
+            sent("`inferenceConfig.maxTokens` (with the thinking budget added)", "/inferenceConfig/maxTokens"),
         ],
     },
     Row {
@@ -202,6 +264,7 @@ pub static TABLE: &[Row] = &[
                 None,
             ),
             sent("`temperature`", "/generationConfig/temperature"),
+            sent("`inferenceConfig.temperature`", "/inferenceConfig/temperature").unless(Refused, "with Claude's thinking on", Some(BEDROCK_CLAUDE)),
         ],
     },
     Row {
@@ -215,6 +278,7 @@ pub static TABLE: &[Row] = &[
                 None,
             ),
             sent("`topP`", "/generationConfig/topP"),
+            sent("`inferenceConfig.topP`", "/inferenceConfig/topP"),
         ],
     },
     Row {
@@ -224,6 +288,7 @@ pub static TABLE: &[Row] = &[
             only(Refused, "the API has no seed"),
             only(Refused, "the API has no seed"),
             sent("`seed` (32-bit)", "/generationConfig/seed"),
+            only(Refused, "Converse has no seed"),
         ],
     },
     Row {
@@ -233,6 +298,7 @@ pub static TABLE: &[Row] = &[
             only(Refused, "the API has no stop sequences"),
             sent("`stop_sequences`", "/stop_sequences"),
             sent("`stopSequences` (at most 5)", "/generationConfig/stopSequences"),
+            sent("`inferenceConfig.stopSequences`", "/inferenceConfig/stopSequences"),
         ],
     },
     Row {
@@ -268,6 +334,7 @@ pub static TABLE: &[Row] = &[
                 "for Gemini 2.5 and earlier, which take a thinking budget",
                 Some("gemini-2.5-flash"),
             ),
+            only(Refused, "Converse takes no effort; left out with a notice beside a `thinking_budget`, which is sent"),
         ],
     },
     Row {
@@ -287,6 +354,7 @@ pub static TABLE: &[Row] = &[
                 "gemini-2.5-flash",
             )
             .unless(Noticed, "for models that do not think (Gemini 2.0 and earlier)", Some("gemini-2.0-flash")),
+            sent_to("`additionalModelRequestFields.thinking.budget_tokens` (at least 1024), added to `maxTokens`; 0 sends none", "/additionalModelRequestFields/thinking/budget_tokens", BEDROCK_CLAUDE).unless(Refused, "for models other than Claude", Some("amazon.nova-lite-v1:0")),
         ],
     },
     Row {
@@ -299,6 +367,7 @@ pub static TABLE: &[Row] = &[
                 "/system/0/cache_control",
             ),
             only(Noticed, "Gemini caches repeated prefixes by itself and takes no field for it"),
+            sent("a `cachePoint` after the system prompt; a notice when there is no system prompt, as nothing is then cached", "/system/1/cachePoint"),
         ],
     },
     Row {
@@ -308,11 +377,13 @@ pub static TABLE: &[Row] = &[
             sent("`include: [\"message.output_text.logprobs\"]`", "/include"),
             only(Refused, "the API gives none"),
             sent("`responseLogprobs: true`", "/generationConfig/responseLogprobs"),
+            only(Refused, "Converse gives none"),
         ],
     },
     Row {
         kind: Kind::Option("extra_body"),
         cells: [
+            sent("each field over the body's own", "/extra_field"),
             sent("each field over the body's own", "/extra_field"),
             sent("each field over the body's own", "/extra_field"),
             sent("each field over the body's own", "/extra_field"),
@@ -326,6 +397,7 @@ pub static TABLE: &[Row] = &[
             sent("`text.format` `json_schema`, strict", "/text/format/strict"),
             sent("`output_config.format`", "/output_config/format/schema"),
             sent("`responseJsonSchema`, in Gemini's dialect (a schema it cannot take is refused)", "/generationConfig/responseJsonSchema"),
+            sent("one tool whose `inputSchema.json` is the schema, forced with `toolChoice`; refused with Claude's thinking", "/toolConfig/tools/0/toolSpec/inputSchema/json"),
         ],
     },
     Row {
@@ -335,6 +407,7 @@ pub static TABLE: &[Row] = &[
             sent("`tools` of `function`s, strict; `function_call_output` items", "/tools/0/parameters"),
             sent("`tools` with `input_schema`; `tool_result` blocks, thinking blocks kept", "/tools/0/input_schema"),
             sent("`tools.functionDeclarations` in Gemini's dialect; `functionResponse` parts", "/tools/0/functionDeclarations/0/parametersJsonSchema"),
+            only(Refused, "Converse is not offered the caller's tools yet"),
         ],
     },
     Row {
@@ -344,6 +417,7 @@ pub static TABLE: &[Row] = &[
             sent("`text.format` `json_object`", "/text/format/type"),
             read("the prompt alone"),
             sent("`responseMimeType: application/json`", "/generationConfig/responseMimeType"),
+            read("the prompt alone"),
         ],
     },
     Row {
@@ -353,6 +427,7 @@ pub static TABLE: &[Row] = &[
             sent("`stream: true`; its typed events (text and reasoning-summary deltas, `response.completed`)", "/stream"),
             sent("`stream: true`; its named events", "/stream"),
             sent("`:streamGenerateContent?alt=sse`; each event a chunk", ":streamGenerateContent?alt=sse"),
+            sent("`/converse-stream`; its binary event stream (`application/vnd.amazon.eventstream`)", "/converse-stream"),
         ],
     },
     Row {
@@ -362,6 +437,7 @@ pub static TABLE: &[Row] = &[
             read("the Batch API, with `/v1/responses` lines"),
             read("Message Batches"),
             only(Refused, "this library has no Gemini batch API"),
+            only(Refused, "this library has no Bedrock batch inference"),
         ],
     },
     Row {
@@ -371,6 +447,7 @@ pub static TABLE: &[Row] = &[
             read("reasoning summaries, and `commentary`-phase messages"),
             read("`thinking` blocks"),
             read("thought parts"),
+            read("`reasoningContent` blocks"),
         ],
     },
     Row {
@@ -380,6 +457,7 @@ pub static TABLE: &[Row] = &[
             read("`output_tokens_details.reasoning_tokens`"),
             read("`output_tokens_details.thinking_tokens` (newer models; counted in output)"),
             read("`thoughtsTokenCount` (added to output)"),
+            read("none: Converse does not count them apart"),
         ],
     },
     Row {
@@ -389,6 +467,7 @@ pub static TABLE: &[Row] = &[
             read("`input_tokens_details.cached_tokens`"),
             read("`cache_read_input_tokens`"),
             read("`cachedContentTokenCount`"),
+            read("`cacheReadInputTokens` (the input counts `cacheWriteInputTokens` and the reads too)"),
         ],
     },
     Row {
@@ -398,6 +477,7 @@ pub static TABLE: &[Row] = &[
             read("on `Invalid schema for response_format`"),
             read("on `output_config.format.schema: ...`"),
             read("on `too many states`, a `response_json_schema` error, or a schema its dialect cannot take"),
+            read("none: the schema goes as the forced tool's input schema"),
         ],
     },
     Row {
@@ -407,6 +487,7 @@ pub static TABLE: &[Row] = &[
             read("`status`, `incomplete_details.reason`"),
             read("`end_turn`, `max_tokens`, `refusal`"),
             read("`STOP`, `MAX_TOKENS`, the filters; any other (`OTHER`, `LANGUAGE`, ...) fails the attempt"),
+            read("`end_turn`, `stop_sequence`, `tool_use` of the answer tool, `max_tokens`, `model_context_window_exceeded`, `guardrail_intervened`, `content_filtered`"),
         ],
     },
 ];
@@ -442,10 +523,16 @@ fn row_name(kind: Kind) -> String {
 /// ```
 pub fn markdown() -> String {
     let mut out = String::from("| Option | ");
-    out.push_str(&APIS.map(Api::heading).join(" | "));
-    out.push_str(" |\n|---|---|---|---|---|\n");
+    out.push_str(&OWN_APIS.map(Api::heading).join(" | "));
+    out.push_str(" | Vertex AI (Gemini / Claude models) |\n|---|---|---|---|---|---|---|\n");
     for row in TABLE {
-        let cells: Vec<String> = row.cells.iter().map(shown).collect();
+        let mut cells: Vec<String> = row.cells.iter().map(shown).collect();
+        cells.push(
+            match VERTEX_APART.iter().find(|(kind, _)| *kind == row.kind) {
+                Some((_, cell)) => shown(cell),
+                None => "as Gemini / Anthropic".to_owned(),
+            },
+        );
         out.push_str(&format!(
             "| {} | {} |\n",
             row_name(row.kind),

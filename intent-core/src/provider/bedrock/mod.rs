@@ -23,6 +23,7 @@ use super::http::{env_var, with_defaults, Call, Cloud, Defaults, Env, HttpProvid
 use super::transport::ApiKey;
 use super::{AiResponse, BoxFuture, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
+use crate::result::ResultIssue;
 use events::ConverseDecoder;
 
 /// The region when none is set.
@@ -238,6 +239,10 @@ impl Vendor for Bedrock {
 
     fn events(&self, model: &str, key: &ApiKey) -> Option<ConverseDecoder> {
         Some(ConverseDecoder::new(model, key))
+    }
+
+    fn notices(&self, call: Call<'_>) -> Vec<ResultIssue> {
+        wire::notices(call)
     }
 }
 

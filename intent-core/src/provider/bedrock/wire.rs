@@ -35,7 +35,7 @@ use crate::provider::http::{read_reply, request_body, strict_schema, Call};
 use crate::provider::transport::ApiKey;
 use crate::provider::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
 use crate::request::{ResponseFormat, SharedSchema};
-use crate::result::Usage;
+use crate::result::{IssueKind, ResultIssue, Usage};
 
 /// The tool's description, for a forced tool whose input is the answer.
 const ANSWER_TOOL: &str =
@@ -45,6 +45,35 @@ const MIN_THINKING_BUDGET: u32 = 1024;
 
 fn refuse(provider: &str, message: String) -> ProviderError {
     ProviderError::new(ProviderErrorKind::InvalidRequest, message).with_provider(provider)
+}
+
+/// What the body of `call` leaves out, each a notice for the attempt's record: prompt caching
+/// with no system prompt (the cache point follows the system prompt, so nothing would be
+/// cached), and a reasoning effort beside a thinking budget (Converse takes the budget only).
+pub(super) fn notices(call: Call<'_>) -> Vec<ResultIssue> {
+    let (request, model, provider) = (call.request, call.model, call.provider);
+    let mut notices = Vec::new();
+    let mut notice = |setting: &str, why: &str| {
+        notices.push(ResultIssue::new(
+            IssueKind::Request,
+            format!(
+                "`{setting}` was not sent to {provider} (Amazon Bedrock Converse, model {model}): {why}."
+            ),
+        ));
+    };
+    if request.prompt_caching && request.system.is_empty() {
+        notice(
+            "prompt_caching",
+            "the cache point follows the system prompt, and this request has none, so nothing would be cached",
+        );
+    }
+    if request.reasoning_effort.is_some() && request.thinking_budget.is_some() {
+        notice(
+            "reasoning_effort",
+            "Converse takes no effort; the thinking budget is sent instead",
+        );
+    }
+    notices
 }
 
 /// The JSON body of `call`.

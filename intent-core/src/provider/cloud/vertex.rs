@@ -36,6 +36,7 @@ use crate::provider::{
     ProviderErrorKind, RetryPolicy,
 };
 use crate::request::AiRequest;
+use crate::result::ResultIssue;
 
 /// The `anthropic_version` Vertex AI takes in a Messages body.
 const ANTHROPIC_VERSION: &str = "vertex-2023-10-16";
@@ -386,6 +387,12 @@ impl Provider for VertexProvider {
             Ok(provider) => provider.stream(request),
             Err(error) => Box::pin(futures::stream::once(std::future::ready(Err(error)))),
         }
+    }
+
+    /// The notices of the vendor's provider the request goes through.
+    fn notices(&self, request: &AiRequest) -> Vec<ResultIssue> {
+        self.pick(request)
+            .map_or_else(|_| Vec::new(), |provider| provider.notices(request))
     }
 }
 
