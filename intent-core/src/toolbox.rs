@@ -186,6 +186,12 @@ pub enum ToolChoice {
     /// The model must call one of the tools (OpenAI `required`, Anthropic `any`, Gemini mode
     /// `ANY`): how [`OutputMode::Tool`](crate::OutputMode::Tool) forces its `final_answer`.
     Required,
+    /// The model must answer now, calling no tool (OpenAI `none`, Anthropic `none`; Gemini is
+    /// sent no declarations): the answer round of an attempt whose model repeated calls it
+    /// already has the results of, or whose server could not constrain its answer while
+    /// tools were offered (see
+    /// [`Provider::tools_beside_format`](crate::provider::Provider::tools_beside_format)).
+    None,
 }
 
 /// The tools of a request and the rounds so far: what [`AiRequest::tools`](crate::AiRequest::tools)

@@ -13,6 +13,8 @@
 //! honoured, parse, verify, retry on a failed rule, usage recorded) and values only where this
 //! small model gets them right every time.
 
+mod tools;
+
 use std::collections::HashMap;
 use std::time::Duration;
 

@@ -24,6 +24,10 @@ pub(super) struct Answer {
     pub(super) from_cache: bool,
     /// What happened on the way that did not fail the attempt (a schema step-down, an escalation).
     pub(super) notices: Vec<ResultIssue>,
+    /// True when the request went without its response format, offering tools to a provider
+    /// that cannot call them under one: the answer round may then be needed
+    /// (`tools::rounds`).
+    pub(super) format_left_out: bool,
 }
 
 /// How asking for an answer ended.
@@ -97,6 +101,7 @@ pub(super) async fn answer<T>(
                 provider: sent.provider,
                 from_cache: false,
                 notices: escalated.into_iter().chain(sent.notices).collect(),
+                format_left_out: sent.format_left_out,
             }
         })
     }
@@ -148,5 +153,6 @@ fn from_cache(hit: CachedReply) -> Answer {
         provider,
         from_cache: true,
         notices: Vec::new(),
+        format_left_out: false,
     }
 }

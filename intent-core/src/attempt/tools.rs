@@ -60,6 +60,8 @@ pub(crate) struct CallTools {
     max_calls: u32,
     /// The calls made so far, over every attempt.
     made: AtomicU32,
+    /// The user message's `## Tools` section (empty without the caller's tools).
+    section: String,
 }
 
 impl CallTools {
@@ -102,6 +104,7 @@ impl CallTools {
                 parameters,
             ));
         }
+        let section = tools_section(&tools);
         let mut offered = RequestTools::new(definitions);
         if final_answer {
             offered.choice = ToolChoice::Required;
@@ -112,6 +115,7 @@ impl CallTools {
             final_answer,
             max_calls: options.max_tool_calls.unwrap_or(DEFAULT_MAX_TOOL_CALLS),
             made: AtomicU32::new(0),
+            section,
         }))
     }
 
@@ -119,11 +123,32 @@ impl CallTools {
     /// response format is asked for, the answer coming as `final_answer`'s arguments.
     pub(crate) fn offer(&self, request: &mut AiRequest) {
         request.tools = Some(Arc::clone(&self.offered));
+        if !self.section.is_empty() {
+            let mut user = String::with_capacity(request.user.len() + self.section.len());
+            user.push_str(&request.user);
+            user.push_str(&self.section);
+            request.user = Arc::new(user);
+        }
         if self.final_answer {
             request.format = ResponseFormat::Text;
             request.schema = None;
         }
     }
+}
+
+/// The `## Tools` section a call with `tools` adds to its user message: without it, a model
+/// told to use "only the input" answers from what it has (the local Qwen2.5-Coder-0.5B did, at
+/// once, with a made-up value; with it, it called the tool). What the tools return counts as
+/// input, so the preamble's rule against invented facts holds for it too.
+fn tools_section(tools: &[Tool]) -> String {
+    if tools.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = tools.iter().map(Tool::name).collect();
+    format!(
+        "\n\n## Tools\nYou can call these tools: {}. Call the ones you need before you answer; what they return counts as input. Reply as the output requirements say only once you have what you need.",
+        names.join(", ")
+    )
 }
 
 /// True when every vendor takes `name` as a tool's name (OpenAI's and Anthropic's
@@ -156,6 +181,16 @@ pub(super) enum Rounds {
 /// Runs the tool rounds of attempt `number`, which sent `request` and got `answer`, until the
 /// model answers without calling a tool. `spent` is the call's usage before this attempt, for
 /// the token budget. The attempt's tool calls are recorded on `record`.
+///
+/// The answer round: the model is asked once more, with no tool calls allowed
+/// ([`ToolChoice::None`]) and the request's format, when
+///
+/// - it answered in text to a request sent without its format (a provider that cannot call
+///   tools under one: see `send::tools_apart`) and the text does not read as the answer;
+/// - every call of its turn repeats one this attempt already ran, with the same arguments: it
+///   has their results, so they are not run again (nor counted), and it is asked to answer.
+///
+/// The answer round's reply is the attempt's answer, whatever it holds.
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn rounds<T>(
     job: &Job<'_, '_, T>,
@@ -174,48 +209,66 @@ pub(super) async fn rounds<T>(
     let mut request = request.clone();
     let mut used = Usage::default();
     let mut notices = Vec::new();
+    // The calls run so far in this attempt: their names and arguments.
+    let mut ran: Vec<(String, Value)> = Vec::new();
+    let mut answer_round = false;
     loop {
-        if answer.response.tool_calls.is_empty() {
-            let offered = request.tools.as_deref().unwrap_or(&tools.offered);
-            let written = super::text_calls::calls_in_text(&answer.response.text, offered);
-            if !written.is_empty() {
-                answer.response.tool_calls = written;
-                answer.response.text.clear();
-            }
+        if answer_round {
+            // No call is run after the answer round: its text is the answer.
+            answer.response.tool_calls.clear();
+        } else {
+            take_calls(&mut answer, tools, &request);
         }
-        if tools.final_answer {
-            let calls = &answer.response.tool_calls;
-            if let Some(at) = calls.iter().position(|c| c.name == FINAL_ANSWER) {
-                let call = answer.response.tool_calls.swap_remove(at);
-                answer.response.text = call.arguments;
-                answer.response.tool_calls.clear();
-            }
-        }
-        if answer.response.tool_calls.is_empty() {
+        let calls = std::mem::take(&mut answer.response.tool_calls);
+        let ask_again = if answer_round {
+            None
+        } else if calls.is_empty() {
+            (answer.format_left_out && (job.verify)(&answer.response.text).is_err()).then_some(None)
+        } else if !tools.final_answer && calls.iter().all(|call| ran.contains(&key_of(call))) {
+            Some(Some(repeated_notice(calls.len())))
+        } else {
+            None
+        };
+        if calls.is_empty() && ask_again.is_none() {
             answer.response.usage += used;
-            answer.notices.splice(0..0, notices);
+            keep_new(&mut notices, std::mem::take(&mut answer.notices));
+            answer.notices = notices;
             return Rounds::Answer(answer);
         }
         used += answer.response.usage;
-        notices.append(&mut answer.notices);
-        let calls = std::mem::take(&mut answer.response.tool_calls);
-        let asked = u32::try_from(calls.len()).unwrap_or(u32::MAX);
-        let made = tools.made.load(Ordering::Relaxed);
-        if made.saturating_add(asked) > tools.max_calls {
-            record.usage += used;
-            return Rounds::Limit(ResultIssue::new(
-                IssueKind::Limit,
-                format!(
-                    "the model asked for {asked} more tool call(s) after {made}, past the call's max_tool_calls ({}); none of them was run",
-                    tools.max_calls
-                ),
-            ));
-        }
-        tools.made.fetch_add(asked, Ordering::Relaxed);
-        let results = run_all(tools, &calls, limits, record).await;
-        if limits.past_deadline() {
-            record.usage += used;
-            return Rounds::Deadline;
+        keep_new(&mut notices, std::mem::take(&mut answer.notices));
+        if let Some(notice) = ask_again {
+            notices.extend(notice);
+            answer_round = true;
+            let mut next = RequestTools::clone(request.tools.as_deref().unwrap_or(&tools.offered));
+            next.choice = ToolChoice::None;
+            request.tools = Some(Arc::new(next));
+        } else {
+            let asked = u32::try_from(calls.len()).unwrap_or(u32::MAX);
+            let made = tools.made.load(Ordering::Relaxed);
+            if made.saturating_add(asked) > tools.max_calls {
+                record.usage += used;
+                return Rounds::Limit(ResultIssue::new(
+                    IssueKind::Limit,
+                    format!(
+                        "the model asked for {asked} more tool call(s) after {made}, past the call's max_tool_calls ({}); none of them was run",
+                        tools.max_calls
+                    ),
+                ));
+            }
+            tools.made.fetch_add(asked, Ordering::Relaxed);
+            let results = run_all(tools, &calls, limits, record).await;
+            if limits.past_deadline() {
+                record.usage += used;
+                return Rounds::Deadline;
+            }
+            ran.extend(calls.iter().map(key_of));
+            let mut next = RequestTools::clone(request.tools.as_deref().unwrap_or(&tools.offered));
+            let mut round = ToolRound::new(calls, results);
+            round.text = std::mem::take(&mut answer.response.text);
+            round.vendor_turn = answer.response.vendor_turn.take().map(|turn| *turn);
+            next.rounds.push(round);
+            request.tools = Some(Arc::new(next));
         }
         let mut total = spent;
         total += used;
@@ -223,12 +276,6 @@ pub(super) async fn rounds<T>(
             record.usage += used;
             return Rounds::Limit(issue);
         }
-        let mut next = RequestTools::clone(request.tools.as_deref().unwrap_or(&tools.offered));
-        let mut round = ToolRound::new(calls, results);
-        round.text = std::mem::take(&mut answer.response.text);
-        round.vendor_turn = answer.response.vendor_turn.take().map(|turn| *turn);
-        next.rounds.push(round);
-        request.tools = Some(Arc::new(next));
         answer = match reply::answer(job, limits, &request, number, first_key, span).await {
             Answered::Reply(answer) => answer,
             Answered::Deadline => {
@@ -240,6 +287,54 @@ pub(super) async fn rounds<T>(
                 return Rounds::Failed(error);
             }
         };
+    }
+}
+
+/// Moves into `answer`'s calls those its text writes (a server that left them unparsed), and
+/// with [`OutputMode::Tool`] turns a `final_answer` call into the answer's text.
+fn take_calls(answer: &mut Answer, tools: &CallTools, request: &AiRequest) {
+    if answer.response.tool_calls.is_empty() {
+        let offered = request.tools.as_deref().unwrap_or(&tools.offered);
+        let written = super::text_calls::calls_in_text(&answer.response.text, offered);
+        if !written.is_empty() {
+            answer.response.tool_calls = written;
+            answer.response.text.clear();
+        }
+    }
+    if tools.final_answer {
+        let calls = &answer.response.tool_calls;
+        if let Some(at) = calls.iter().position(|c| c.name == FINAL_ANSWER) {
+            let call = answer.response.tool_calls.swap_remove(at);
+            answer.response.text = call.arguments;
+            answer.response.tool_calls.clear();
+        }
+    }
+}
+
+/// A call's name and arguments, for telling a repeated call: the arguments as JSON, so that
+/// spacing and the order of members do not matter (the text itself when it is not JSON).
+fn key_of(call: &ToolCall) -> (String, Value) {
+    let arguments = serde_json::from_str::<Value>(&call.arguments)
+        .unwrap_or_else(|_| Value::String(call.arguments.clone()));
+    (call.name.clone(), arguments)
+}
+
+/// The notice of an answer round asked for because the model repeated `count` calls.
+fn repeated_notice(count: usize) -> ResultIssue {
+    ResultIssue::new(
+        IssueKind::Request,
+        format!(
+            "The model repeated {count} tool call(s) it already had the results of; they were not run again, and it was asked to answer with no tool calls allowed."
+        ),
+    )
+}
+
+/// Appends to `kept` each of `new` it does not hold yet.
+fn keep_new(kept: &mut Vec<ResultIssue>, new: Vec<ResultIssue>) {
+    for notice in new {
+        if !kept.contains(&notice) {
+            kept.push(notice);
+        }
     }
 }
 

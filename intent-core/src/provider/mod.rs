@@ -267,6 +267,28 @@ pub trait Provider: Send + Sync {
     fn notices(&self, _request: &AiRequest) -> Vec<ResultIssue> {
         Vec::new()
     }
+
+    /// Whether the model behind this provider can call tools in a reply constrained to
+    /// `request`'s response format. Servers that constrain a reply with a grammar
+    /// (llama.cpp, vLLM's guided decoding, Ollama's `format`) leave a model no room for a call
+    /// there, and Gemini before 3 refuses a format beside function declarations. Where this is
+    /// false, the rounds that offer tools are sent without the format (the schema written into
+    /// the prompt), and an answer that does not read is asked for once more with the format and
+    /// no tool calls allowed. The default is true.
+    ///
+    /// ```
+    /// use intent_core::provider::{OpenAiProvider, Provider};
+    /// use intent_core::AiRequest;
+    ///
+    /// let request = AiRequest::new("", "Look it up.");
+    /// assert!(OpenAiProvider::new("sk-example").tools_beside_format(&request));
+    /// let local = OpenAiProvider::new("").with_base_url("http://127.0.0.1:8080/v1");
+    /// assert!(!local.tools_beside_format(&request));
+    /// assert!(local.with_tools_beside_format(true).tools_beside_format(&request));
+    /// ```
+    fn tools_beside_format(&self, _request: &AiRequest) -> bool {
+        true
+    }
 }
 
 impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
@@ -290,5 +312,8 @@ impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
     }
     fn notices(&self, request: &AiRequest) -> Vec<ResultIssue> {
         (**self).notices(request)
+    }
+    fn tools_beside_format(&self, request: &AiRequest) -> bool {
+        (**self).tools_beside_format(request)
     }
 }

@@ -84,6 +84,10 @@ pub(crate) struct Family {
     pub(crate) thinking_off: bool,
     /// Anthropic: the shortest prefix, in tokens, that is cached (0: not an Anthropic model).
     pub(crate) min_cache_tokens: u32,
+    /// Whether the model can call tools in a reply constrained to a response format (Gemini
+    /// before 3 refuses a format beside function declarations: see
+    /// [`Provider::tools_beside_format`](crate::provider::Provider::tools_beside_format)).
+    pub(crate) tools_beside_format: bool,
 }
 
 const ALL_EFFORTS: &[ReasoningEffort] = &[
@@ -114,6 +118,7 @@ const fn openai(
         budget: false,
         thinking_off: false,
         min_cache_tokens: 0,
+        tools_beside_format: true,
     }
 }
 
@@ -135,6 +140,7 @@ const fn claude(
         budget: thinks,
         thinking_off: true,
         min_cache_tokens,
+        tools_beside_format: true,
     }
 }
 
@@ -145,6 +151,7 @@ const fn gemini(
     efforts: &'static [ReasoningEffort],
     budget: bool,
     thinking_off: bool,
+    tools_beside_format: bool,
 ) -> Family {
     Family {
         maker: Maker::Gemini,
@@ -157,6 +164,7 @@ const fn gemini(
         budget,
         thinking_off,
         min_cache_tokens: 0,
+        tools_beside_format,
     }
 }
 
@@ -205,7 +213,11 @@ pub(crate) static FAMILIES: &[Family] = &[
         false,
         1024,
     ),
-    // Gemini.
+    // Gemini. Gemini 3 combines structured output with function calling (ai.google.dev,
+    // "Structured output": structured outputs with tools, Gemini 3 models); Gemini 2.5 and
+    // earlier answer a response format beside function declarations with a 400, "Function
+    // calling with a response mime type: 'application/json' is unsupported"
+    // (googleapis/python-genai#867, symfony/ai#1777 on gemini-2.5-flash).
     gemini(
         "gemini-3 pro",
         &["gemini-3"],
@@ -213,8 +225,17 @@ pub(crate) static FAMILIES: &[Family] = &[
         &[ReasoningEffort::Low, ReasoningEffort::High],
         true,
         false,
+        true,
     ),
-    gemini("gemini-3", &["gemini-3"], None, ALL_EFFORTS, true, true),
+    gemini(
+        "gemini-3",
+        &["gemini-3"],
+        None,
+        ALL_EFFORTS,
+        true,
+        true,
+        true,
+    ),
     gemini(
         "gemini-2.5-pro",
         &["gemini-2.5-pro"],
@@ -222,13 +243,23 @@ pub(crate) static FAMILIES: &[Family] = &[
         NO_EFFORT,
         true,
         false,
+        false,
     ),
-    gemini("gemini-2.5", &["gemini-2.5"], None, NO_EFFORT, true, true),
+    gemini(
+        "gemini-2.5",
+        &["gemini-2.5"],
+        None,
+        NO_EFFORT,
+        true,
+        true,
+        false,
+    ),
     gemini(
         "gemini-2.0 and earlier",
         &["gemini-2.0", "gemini-1.5", "gemini-1.0"],
         None,
         NO_EFFORT,
+        false,
         false,
         false,
     ),

@@ -152,6 +152,8 @@ pub struct ScriptedProvider {
     script: Arc<Mutex<Script>>,
     name: Arc<str>,
     stream_chunk_chars: Option<NonZeroUsize>,
+    /// False when it plays a server that cannot call tools under a response format.
+    tools_apart: bool,
 }
 
 impl ScriptedProvider {
@@ -174,7 +176,24 @@ impl ScriptedProvider {
             })),
             name: Arc::from("scripted"),
             stream_chunk_chars: None,
+            tools_apart: false,
         }
+    }
+
+    /// Plays a server that can (`true`, the default) or cannot call tools in a reply
+    /// constrained to a response format (see
+    /// [`Provider::tools_beside_format`]), so that a test can script the rounds such a server
+    /// is sent.
+    ///
+    /// ```
+    /// use intent_core::provider::{Provider, ScriptedProvider};
+    ///
+    /// let grammar = ScriptedProvider::new(["{}"]).with_tools_beside_format(false);
+    /// assert!(!grammar.tools_beside_format(&intent_core::AiRequest::new("", "")));
+    /// ```
+    pub fn with_tools_beside_format(mut self, can: bool) -> Self {
+        self.tools_apart = !can;
+        self
     }
 
     /// The number of characters in each text piece when a reply is streamed
@@ -305,6 +324,10 @@ impl Provider for ScriptedProvider {
 
     fn default_model(&self) -> Option<&str> {
         Some(Self::MODEL)
+    }
+
+    fn tools_beside_format(&self, _request: &AiRequest) -> bool {
+        !self.tools_apart
     }
 
     fn complete<'a>(

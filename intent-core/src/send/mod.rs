@@ -3,12 +3,14 @@
 //! On the way, two things may happen to an attempt that do not fail it, each recorded as a notice
 //! on its record: a provider that refuses the strict schema gets the same attempt once more in
 //! JSON-object mode ([`step_down`]), and the attempts after a failed one may go to a stronger
-//! provider or model ([`escalate`]). The reasoning a reply carries is kept apart from its answer
-//! ([`reasoning`]).
+//! provider or model ([`escalate`]). A round that offers tools goes to a provider that cannot call
+//! them under a response format without the format ([`tools_apart`]). The reasoning a reply
+//! carries is kept apart from its answer ([`reasoning`]).
 
 mod escalate;
 mod reasoning;
 mod step_down;
+mod tools_apart;
 
 use std::time::Instant;
 
@@ -31,6 +33,9 @@ pub(crate) struct Sent {
     /// What happened on the way that did not fail the request (a schema step-down, an option the
     /// provider left out: [`Provider::notices`]).
     pub(crate) notices: Vec<ResultIssue>,
+    /// True when the request went without its response format, because it offered tools to a
+    /// provider that cannot call them under one ([`tools_apart`]).
+    pub(crate) format_left_out: bool,
 }
 
 /// How one provider is asked for its reply: whole ([`Provider::complete`]), or streamed and
@@ -145,11 +150,28 @@ struct Asking<'a> {
 }
 
 impl Asking<'_> {
+    /// Asks the provider at `index`, without the request's format when it offers tools the
+    /// provider cannot call under one ([`tools_apart`]).
+    async fn complete_or_step_down(
+        &self,
+        index: usize,
+        request: &AiRequest,
+    ) -> Result<Sent, ProviderError> {
+        let provider = &*self.client.providers()[index];
+        let Some(apart) = tools_apart::without_format(provider, request) else {
+            return self.with_step_down(index, request).await;
+        };
+        let mut sent = self.with_step_down(index, &apart).await?;
+        sent.format_left_out = true;
+        sent.notices.insert(0, tools_apart::notice(&sent.provider));
+        Ok(sent)
+    }
+
     /// Asks the provider at `index`; when it refuses the request's strict schema, asks it once
     /// more with the same request in JSON-object mode, says so in a notice, and remembers it for
     /// the rest of the call: a provider that refused the call's schema before is sent the
     /// JSON-object request at once, with the notice again.
-    async fn complete_or_step_down(
+    async fn with_step_down(
         &self,
         index: usize,
         request: &AiRequest,
@@ -164,6 +186,7 @@ impl Asking<'_> {
                 provider,
                 response,
                 notices,
+                format_left_out: false,
             });
         }
         let refusal = match complete(client, index, request, deadline, ask).await {
@@ -172,6 +195,7 @@ impl Asking<'_> {
                     provider,
                     response,
                     notices: client.providers()[index].notices(request),
+                    format_left_out: false,
                 })
             }
             Err(error) if step_down::refuses_strict_schema(request, &error) => error,
@@ -191,6 +215,7 @@ impl Asking<'_> {
             provider,
             response,
             notices,
+            format_left_out: false,
         })
     }
 }

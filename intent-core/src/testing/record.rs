@@ -118,6 +118,10 @@ impl Provider for RecordingProvider {
         self.inner.default_model()
     }
 
+    fn tools_beside_format(&self, request: &AiRequest) -> bool {
+        self.inner.tools_beside_format(request)
+    }
+
     fn complete<'a>(
         &'a self,
         request: &'a AiRequest,

@@ -8,7 +8,8 @@
 //! `tests/models/cassettes/test_anthropic/`):
 //!
 //! - `tools: [{"name","description","input_schema"}]`; `tool_choice` `{"type":"any"}` when a
-//!   call is forced (left out otherwise: `auto` is the default). Anthropic refuses a forced tool
+//!   call is forced, `{"type":"none"}` for an answer round (left out otherwise: `auto` is the
+//!   default). Anthropic refuses a forced tool
 //!   call with extended thinking, so that request is refused here, before sending.
 //! - A round goes back as an `assistant` message holding the model's turn exactly as it came
 //!   (its `thinking` blocks with their `signature`s, which Anthropic requires back unchanged on
@@ -76,7 +77,11 @@ pub(super) fn tools<'a>(
                 })
                 .collect(),
         ),
-        tool_choice: forced.then(|| json!({"type": "any"})),
+        tool_choice: match tools.choice {
+            ToolChoice::Required => Some(json!({"type": "any"})),
+            ToolChoice::None => Some(json!({"type": "none"})),
+            _ => None,
+        },
     })
 }
 

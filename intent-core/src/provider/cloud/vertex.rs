@@ -394,6 +394,12 @@ impl Provider for VertexProvider {
         self.pick(request)
             .map_or_else(|_| Vec::new(), |provider| provider.notices(request))
     }
+
+    /// As the vendor's provider the request goes through says.
+    fn tools_beside_format(&self, request: &AiRequest) -> bool {
+        self.pick(request)
+            .map_or(true, |provider| provider.tools_beside_format(request))
+    }
 }
 
 /// Whose models an endpoint serves.

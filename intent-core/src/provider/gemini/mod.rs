@@ -232,6 +232,13 @@ impl Vendor for Gemini {
     fn notices(&self, call: Call<'_>) -> Vec<ResultIssue> {
         plan_of(call).map_or_else(|_| Vec::new(), |plan| plan.notices)
     }
+
+    /// As the model's family says (Gemini 3 can; Gemini 2.5 and earlier refuse a format beside
+    /// function declarations); a model of no known family is taken to be able to.
+    fn tools_beside_format(&self, call: Call<'_>, _base_url: &str) -> bool {
+        crate::provider::models::family(Maker::Gemini, call.model)
+            .is_none_or(|family| family.tools_beside_format)
+    }
 }
 
 /// What `call`'s model settings become on Gemini (see `provider::plan`).

@@ -11,7 +11,12 @@
 //!
 //! - `tools: [{"functionDeclarations": [{"name","description","parametersJsonSchema"}]}]`, the
 //!   schema in the dialect Gemini takes (`dialect`); `toolConfig: {"functionCallingConfig":
-//!   {"mode": "ANY"}}` when a call is forced (left out otherwise: `AUTO` is the default).
+//!   {"mode": "ANY"}}` when a call is forced (left out otherwise: `AUTO` is the default). An
+//!   answer round ([`ToolChoice::None`]) is sent no declarations and no `toolConfig`, its rounds
+//!   kept in `contents`: Gemini before 3 refuses a response format beside any function
+//!   declaration, whatever the calling mode ("Function calling with a response mime type:
+//!   'application/json' is unsupported", a 400 reported on gemini-2.5-flash in
+//!   googleapis/python-genai#867 and symfony/ai#1777).
 //! - A reply's calls are its parts with `functionCall: {"name","args","id"?}` (`args` an object;
 //!   `id` only on some models); a part may carry a `thoughtSignature`, which Gemini 3 requires
 //!   back on the same part of the turn. Gemini's replies come whole (it does not stream here).
@@ -43,7 +48,11 @@ pub(super) struct Tools {
 /// The tools `request` offers, each schema in Gemini's dialect; one it cannot express is refused
 /// before sending.
 pub(super) fn tools(request: &AiRequest, provider: &str) -> Result<Tools, ProviderError> {
-    let Some(tools) = request.tools.as_deref() else {
+    let Some(tools) = request
+        .tools
+        .as_deref()
+        .filter(|t| t.choice != ToolChoice::None)
+    else {
         return Ok(Tools {
             tools: None,
             tool_config: None,

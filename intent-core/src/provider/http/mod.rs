@@ -223,6 +223,12 @@ pub(crate) trait Vendor: Clone + fmt::Debug + Send + Sync + Sized + 'static {
     fn notices(&self, _call: Call<'_>) -> Vec<ResultIssue> {
         Vec::new()
     }
+
+    /// See [`Provider::tools_beside_format`]: whether the model of `call`, on the server at
+    /// `base_url`, can call tools in a reply constrained to a format. True by default.
+    fn tools_beside_format(&self, _call: Call<'_>, _base_url: &str) -> bool {
+        true
+    }
 }
 
 /// A vendor's batch API, as its folder's `batch.rs` writes it: the requests and replies of
@@ -448,6 +454,11 @@ impl<V: Vendor> Provider for HttpProvider<V> {
 
     fn notices(&self, request: &AiRequest) -> Vec<ResultIssue> {
         self.vendor.notices(self.call(request))
+    }
+
+    fn tools_beside_format(&self, request: &AiRequest) -> bool {
+        self.vendor
+            .tools_beside_format(self.call(request), &self.base_url)
     }
 }
 

@@ -107,6 +107,9 @@ pub struct OpenAi {
     api: OpenAiApi,
     /// Whether the server has OpenAI's Batch API (`None`: only OpenAI's own).
     batch_api: Option<bool>,
+    /// Whether the server can call tools in a reply constrained to a format (`None`: only
+    /// OpenAI's own and Azure's).
+    tools_beside_format: Option<bool>,
 }
 
 /// A provider that speaks OpenAI's Chat Completions: `POST {base}/chat/completions`.
@@ -215,6 +218,27 @@ impl HttpProvider<OpenAi> {
         self.with_vendor(|openai| openai.key_header = Some(header))
     }
 
+    /// Whether the server can call tools in a reply constrained to a response format (see
+    /// [`Provider::tools_beside_format`](super::Provider::tools_beside_format)). By default only
+    /// OpenAI's own server (`api.openai.com`) and Azure's (`*.openai.azure.com`) are taken to:
+    /// llama.cpp, vLLM and Ollama constrain a reply to the format with a grammar that leaves the
+    /// model no room for a call. On another server, the rounds that offer tools are sent
+    /// without `response_format` (the schema written into the prompt), and an answer that does
+    /// not read is asked for once more with the format and `tool_choice: "none"`. Say `true`
+    /// for a server that can (one serving OpenAI's models, or a gateway before one).
+    ///
+    /// ```
+    /// use intent_core::provider::{OpenAiProvider, Provider};
+    ///
+    /// let vllm = OpenAiProvider::new("").with_base_url("http://127.0.0.1:8000/v1");
+    /// let request = intent_core::AiRequest::new("", "Look it up.");
+    /// assert!(!vllm.tools_beside_format(&request));
+    /// assert!(vllm.with_tools_beside_format(true).tools_beside_format(&request));
+    /// ```
+    pub fn with_tools_beside_format(self, can: bool) -> Self {
+        self.with_vendor(|openai| openai.tools_beside_format = Some(can))
+    }
+
     /// The API the provider speaks.
     ///
     /// ```
@@ -296,6 +320,17 @@ impl Vendor for OpenAi {
 
     fn notices(&self, call: Call<'_>) -> Vec<ResultIssue> {
         plan_of(self.api, call).map_or_else(|_| Vec::new(), |plan| plan.notices)
+    }
+
+    /// As `with_tools_beside_format` said, else only OpenAI's own server and Azure's.
+    fn tools_beside_format(&self, _call: Call<'_>, base_url: &str) -> bool {
+        self.tools_beside_format.unwrap_or_else(|| {
+            reqwest::Url::parse(base_url).is_ok_and(|url| {
+                url.host_str().is_some_and(|host| {
+                    host == "api.openai.com" || host.ends_with(".openai.azure.com")
+                })
+            })
+        })
     }
 }
 

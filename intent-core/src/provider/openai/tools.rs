@@ -12,7 +12,8 @@
 //!
 //! - Chat Completions: `tools: [{"type":"function","function":{"name","description",
 //!   "parameters","strict":true}}]` (`strict` only for a schema strict mode takes: one with
-//!   `additionalProperties: false`); `tool_choice` the string `"required"` when a call is forced
+//!   `additionalProperties: false`); `tool_choice` the string `"required"` when a call is forced,
+//!   `"none"` for an answer round
 //!   (llama.cpp takes only the strings `auto`, `required` and `none`, not the object naming one
 //!   tool), and left out otherwise (`auto` is the default with tools); `parallel_tool_calls` is not
 //!   sent (llama.cpp answers 500 to `true`). A round goes back as an assistant message
@@ -88,6 +89,7 @@ fn strict(parameters: &Value) -> bool {
 fn choice(tools: &RequestTools) -> Option<&'static str> {
     match tools.choice {
         ToolChoice::Required => Some("required"),
+        ToolChoice::None => Some("none"),
         _ => None,
     }
 }
