@@ -234,9 +234,14 @@ async fn a_handler_error_and_a_panic_go_back_marked_as_errors() {
 
 #[tokio::test]
 async fn a_model_calling_tools_forever_ends_at_max_tool_calls() {
-    let call =
-        || ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]);
-    let model = ScriptedProvider::new((0..10).map(|_| call()));
+    // Each call asks something new (a repeated call is answered otherwise: see below).
+    let call = |n: u32| {
+        ScriptedReply::tool_calls([(
+            "lookup_order",
+            json!({"order_id": format!("A{n}"), "copies": 1}),
+        )])
+    };
+    let model = ScriptedProvider::new((0..10).map(call));
     let client = IntentClient::new(model.clone());
     let runs = Arc::new(AtomicU32::new(0));
     let result = Decision::ai(&client, "Order A17.", "Decide.")
@@ -258,9 +263,13 @@ async fn a_model_calling_tools_forever_ends_at_max_tool_calls() {
 
 #[tokio::test]
 async fn the_default_limit_is_eight_calls() {
-    let call =
-        || ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]);
-    let model = ScriptedProvider::new((0..12).map(|_| call()));
+    let call = |n: u32| {
+        ScriptedReply::tool_calls([(
+            "lookup_order",
+            json!({"order_id": format!("A{n}"), "copies": 1}),
+        )])
+    };
+    let model = ScriptedProvider::new((0..12).map(call));
     let client = IntentClient::new(model.clone());
     let result = Decision::ai(&client, "Order A17.", "Decide.")
         .tool(lookup_tool(Default::default()))
@@ -513,5 +522,105 @@ async fn observers_hear_of_each_tool_call() {
             ("lookup_order".to_owned(), false),
             ("nope".to_owned(), true)
         ]
+    );
+}
+
+#[tokio::test]
+async fn a_repeated_call_is_not_run_again_and_the_model_is_asked_to_answer() {
+    let runs = Arc::new(AtomicU32::new(0));
+    let call =
+        || ScriptedReply::tool_calls([("lookup_order", json!({"copies": 1, "order_id": "A17"}))]);
+    let model = ScriptedProvider::new([
+        call(),
+        ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
+        DECISION.into(),
+    ]);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "the repeat was not run");
+    let attempt = &result.attempts()[0];
+    assert_eq!(attempt.tool_calls.len(), 1);
+    assert_eq!(attempt.usage.calls, 3);
+    assert!(attempt.notices[0]
+        .message
+        .contains("repeated 1 tool call(s) it already had the results of"));
+    // The answer round: the first round's results, no tool call allowed, the format kept.
+    let requests = model.requests();
+    let last = &requests[2];
+    let tools = last.tools.as_ref().unwrap();
+    assert_eq!(tools.choice, intent_core::provider::ToolChoice::None);
+    assert_eq!(tools.rounds.len(), 1);
+    assert_eq!(last.format, intent_core::ResponseFormat::JsonSchema);
+}
+
+#[tokio::test]
+async fn a_server_without_tools_under_a_format_is_asked_for_the_answer_with_the_format() {
+    let runs = Arc::new(AtomicU32::new(0));
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
+        "The order was lost, so refund it.".into(),
+        DECISION.into(),
+    ])
+    .with_tools_beside_format(false);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(&runs)))
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    // The rounds that may call tools go without the format or the schema...
+    for round in &requests[..2] {
+        assert_eq!(round.format, intent_core::ResponseFormat::Text);
+        assert!(round.schema.is_none());
+        assert!(round
+            .user
+            .contains("## Tools\nYou can call these tools: lookup_order."));
+        assert_eq!(
+            round.tools.as_ref().unwrap().choice,
+            intent_core::provider::ToolChoice::Auto
+        );
+    }
+    // ...and the text that did not read is followed by the answer round, with them.
+    assert_eq!(requests[2].format, intent_core::ResponseFormat::JsonSchema);
+    assert!(requests[2].schema.is_some());
+    assert_eq!(
+        requests[2].tools.as_ref().unwrap().choice,
+        intent_core::provider::ToolChoice::None
+    );
+    let attempt = &result.attempts()[0];
+    assert_eq!(attempt.usage.calls, 3);
+    assert_eq!(attempt.raw_output, DECISION);
+    let notices: Vec<&str> = attempt.notices.iter().map(|n| n.message.as_str()).collect();
+    assert_eq!(notices.len(), 1, "said once: {notices:?}");
+    assert!(notices[0].contains("cannot call tools in a reply constrained to a format"));
+}
+
+#[tokio::test]
+async fn on_such_a_server_an_answer_that_reads_needs_no_answer_round() {
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
+        DECISION.into(),
+    ])
+    .with_tools_beside_format(false);
+    let client = IntentClient::new(model.clone());
+    let result = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Default::default()))
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    assert_eq!(model.requests().len(), 2);
+    // A call without tools is sent its format as ever.
+    let plain = ScriptedProvider::new([DECISION]).with_tools_beside_format(false);
+    let client = IntentClient::new(plain.clone());
+    assert!(Decision::ai(&client, "Order A17.", "Decide.")
+        .await
+        .is_success());
+    assert_eq!(
+        plain.requests()[0].format,
+        intent_core::ResponseFormat::JsonSchema
     );
 }

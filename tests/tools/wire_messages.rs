@@ -94,3 +94,81 @@ async fn gemini_sends_the_recorded_turn_back_with_its_thought_signature() {
         .as_str()
         .is_some_and(|s| s.starts_with("Eqo+")));
 }
+
+#[tokio::test]
+#[ignore = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)"]
+async fn anthropic_is_asked_to_answer_with_tool_choice_none_after_a_repeated_call() {
+    let first = recorded("anthropic-messages/anthropic-json-other-tool.1.json");
+    let then = json!({
+        "model": "claude-haiku-4-5-20251001", "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": FORECAST}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 900, "output_tokens": 15}
+    });
+    let repeated = [first.clone(), first.clone()]
+        .map(|reply| wiremock::ResponseTemplate::new(200).set_body_json(reply));
+    let server = intent_tests::wire::failing_then(repeated.into(), then).await;
+    let client = IntentClient::new(anthropic(&server));
+    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
+        .tool(weather_tool())
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    let requests = sent(&server).await;
+    assert_eq!(requests.len(), 3);
+    let (two, three) = (body_of(&requests[1]), body_of(&requests[2]));
+    assert_eq!(three["tool_choice"], json!({"type": "none"}));
+    assert_eq!(
+        three["messages"], two["messages"],
+        "the repeat is not sent back"
+    );
+    assert_eq!(three["output_config"], two["output_config"]);
+    assert_eq!(result.attempts()[0].tool_calls.len(), 1);
+}
+
+#[tokio::test]
+#[ignore = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)"]
+async fn gemini_2_5_gets_its_tool_rounds_without_the_format_and_the_answer_round_without_declarations(
+) {
+    let first = recorded("google-gemini/google-tool-call.json");
+    let prose = json!({
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "It is sunny."}]}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 60, "candidatesTokenCount": 4}
+    });
+    let then = json!({
+        "candidates": [{"content": {"role": "model", "parts": [{"text": FORECAST}]}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 60, "candidatesTokenCount": 12}
+    });
+    let replies =
+        [first, prose].map(|reply| wiremock::ResponseTemplate::new(200).set_body_json(reply));
+    let server = intent_tests::wire::failing_then(replies.into(), then).await;
+    let gemini = GeminiProvider::new("AIza-test")
+        .with_base_url(server.uri())
+        .with_model("gemini-2.5-flash")
+        .with_retry_policy(quick_retries(1));
+    let client = IntentClient::new(gemini);
+    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
+        .tool(weather_tool())
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    let bodies: Vec<serde_json::Value> = sent(&server).await.iter().map(body_of).collect();
+    assert_eq!(bodies.len(), 3);
+    for round in &bodies[..2] {
+        let config = &round["generationConfig"];
+        assert!(config.get("responseJsonSchema").is_none(), "{round}");
+        // Gemini 2.5 refuses `application/json` beside declarations; plain text it takes.
+        assert_eq!(config["responseMimeType"], "text/plain", "{round}");
+        assert_eq!(
+            round["tools"][0]["functionDeclarations"][0]["name"],
+            "weather"
+        );
+    }
+    let answer = &bodies[2];
+    assert!(answer.get("tools").is_none() && answer.get("toolConfig").is_none());
+    assert_eq!(
+        answer["generationConfig"]["responseMimeType"],
+        "application/json"
+    );
+    assert!(answer["generationConfig"]
+        .get("responseJsonSchema")
+        .is_some());
+    assert_eq!(answer["contents"], bodies[1]["contents"]);
+}

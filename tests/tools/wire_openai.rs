@@ -25,7 +25,11 @@ async fn chat_completions_sends_the_recorded_call_back_with_its_result() {
         "usage": {"prompt_tokens": 400, "completion_tokens": 12}
     });
     let server = two_rounds(first.clone(), then).await;
-    let client = IntentClient::new(openai(&server).with_model("deepseek-reasoner"));
+    // As OpenAI's own server is sent: the format beside the tools.
+    let provider = openai(&server)
+        .with_model("deepseek-reasoner")
+        .with_tools_beside_format(true);
+    let client = IntentClient::new(provider);
     let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
         .tool(weather_tool())
         .await;
@@ -48,6 +52,7 @@ async fn chat_completions_sends_the_recorded_call_back_with_its_result() {
         }
     }]);
     assert_eq!(one["tools"], tools);
+    assert_eq!(one["response_format"]["type"], "json_schema");
     assert_eq!(one["messages"].as_array().unwrap().len(), 2);
     let call = &first["choices"][0]["message"]["tool_calls"][0];
     let (id, arguments) = (call["id"].as_str().unwrap(), &call["function"]["arguments"]);
@@ -84,7 +89,10 @@ async fn responses_sends_the_recorded_call_back_with_its_output() {
         "usage": {"input_tokens": 90, "output_tokens": 10}
     });
     let server = two_rounds(first.clone(), then).await;
-    let client = IntentClient::new(openai(&server).with_api(OpenAiApi::Responses));
+    let provider = openai(&server)
+        .with_api(OpenAiApi::Responses)
+        .with_tools_beside_format(true);
+    let client = IntentClient::new(provider);
     let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
         .tool(weather_tool())
         .await;
@@ -166,4 +174,46 @@ async fn a_streamed_chat_call_assembles_the_recorded_call_pieces() {
         serde_json::from_str(sent_back["function"]["arguments"].as_str().unwrap()).unwrap();
     assert_eq!(arguments, json!({"location": "San Francisco"}));
     assert_eq!(two["messages"][3]["role"], "tool");
+}
+
+/// A chat reply whose message says `content`.
+fn said(content: &str) -> Value {
+    json!({"model": "qwen2.5-coder-0.5b-instruct",
+           "choices": [{"index": 0, "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": content}}],
+           "usage": {"prompt_tokens": 200, "completion_tokens": 20}})
+}
+
+#[tokio::test]
+async fn a_grammar_server_gets_the_tool_rounds_without_the_format_and_the_answer_round_with_it() {
+    // As llama.cpp serving Qwen2.5-Coder-0.5B answers: the call written as text, then prose.
+    let replies = [
+        said(r#"{"name": "weather", "arguments": {"location": "San Francisco"}}"#),
+        said("It is sunny in San Francisco."),
+    ]
+    .map(|reply| ResponseTemplate::new(200).set_body_json(reply));
+    let server = intent_tests::wire::failing_then(replies.into(), said(FORECAST)).await;
+    let client = IntentClient::new(openai(&server));
+    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
+        .tool(weather_tool())
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    let requests = sent(&server).await;
+    assert_eq!(requests.len(), 3);
+    let bodies: Vec<Value> = requests.iter().map(body_of).collect();
+    for round in &bodies[..2] {
+        assert!(round.get("response_format").is_none(), "{round}");
+        assert!(round.get("tool_choice").is_none(), "{round}");
+        assert_eq!(round["tools"][0]["function"]["name"], "weather");
+    }
+    // The answer round: the same conversation, the format, and no tool call allowed.
+    let answer = &bodies[2];
+    assert_eq!(answer["tool_choice"], "none");
+    assert_eq!(answer["response_format"]["type"], "json_schema");
+    assert_eq!(answer["messages"], bodies[1]["messages"]);
+    assert_eq!(
+        answer["messages"][2]["tool_calls"][0]["function"]["name"],
+        "weather"
+    );
+    assert_eq!(answer["messages"][3]["role"], "tool");
 }
