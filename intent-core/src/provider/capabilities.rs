@@ -403,10 +403,10 @@ pub static TABLE: &[Row] = &[
     Row {
         kind: Kind::Request("tools"),
         cells: [
-            sent("`tools` of `function`s, strict, with `tool_choice`; `role: tool` results", "/tools/0/function/parameters"),
-            sent("`tools` of `function`s, strict; `function_call_output` items", "/tools/0/parameters"),
+            sent("`tools` of `function`s, strict, with `tool_choice`; `role: tool` results; at a server other than OpenAI's and Azure's (llama.cpp, vLLM, Ollama: `with_tools_beside_format`), the rounds go without `response_format` and an answer that does not read is asked for with it and `tool_choice: none`", "/tools/0/function/parameters"),
+            sent("`tools` of `function`s, strict; `function_call_output` items; at another server, as Chat Completions", "/tools/0/parameters"),
             sent("`tools` with `input_schema`; `tool_result` blocks, thinking blocks kept", "/tools/0/input_schema"),
-            sent("`tools.functionDeclarations` in Gemini's dialect; `functionResponse` parts", "/tools/0/functionDeclarations/0/parametersJsonSchema"),
+            sent("`tools.functionDeclarations` in Gemini's dialect; `functionResponse` parts; Gemini 2.5 and earlier, which refuse a JSON format beside them, get the rounds in plain text and an answer that does not read asked for with the format and no declarations", "/tools/0/functionDeclarations/0/parametersJsonSchema"),
             only(Refused, "Converse is not offered the caller's tools yet"),
         ],
     },
