@@ -67,6 +67,15 @@ struct Weather {
     sky: &'static str,
 }
 
+/// `client` asked for the forecast with the weather tool; the call must succeed.
+async fn forecast_with_tool(client: &IntentClient) -> AiResult<Forecast> {
+    let result = Forecast::ai(client, "San Francisco", "Say whether it is sunny.")
+        .tool(weather_tool())
+        .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    result
+}
+
 fn weather_tool() -> Tool {
     Tool::new(
         "weather",

@@ -55,6 +55,14 @@ fn lookup_tool(runs: Arc<AtomicU32>) -> Tool {
     )
 }
 
+/// `model` asked for the decision on order A17 with the lookup tool counting its runs in `runs`.
+async fn decide(model: &ScriptedProvider, runs: &Arc<AtomicU32>) -> AiResult<Decision> {
+    let client = IntentClient::new(model.clone());
+    Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Arc::clone(runs)))
+        .await
+}
+
 /// The results the request sent back, as `(name, content, is_error)`, of its last round.
 fn last_results(request: &AiRequest) -> Vec<(String, String, bool)> {
     let tools = request.tools.as_ref().expect("the request offers tools");
@@ -130,10 +138,7 @@ async fn bad_arguments_get_their_findings_and_the_corrected_call_runs() {
         ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
         ScriptedReply::from(DECISION),
     ]);
-    let client = IntentClient::new(model.clone());
-    let result = Decision::ai(&client, "Order A17.", "Decide.")
-        .tool(lookup_tool(Arc::clone(&runs)))
-        .await;
+    let result = decide(&model, &runs).await;
     assert!(result.is_success(), "{:?}", result.issues());
     assert_eq!(runs.load(Ordering::SeqCst), 1, "the bad call was not run");
     let requests = model.requests();
@@ -476,10 +481,7 @@ async fn a_call_written_as_the_reply_s_text_is_run_as_a_call() {
         r#"{"name": "lookup_order", "arguments": {"order_id": "A17", "copies": 1}}"#,
         DECISION,
     ]);
-    let client = IntentClient::new(model.clone());
-    let result = Decision::ai(&client, "Order A17.", "Decide.")
-        .tool(lookup_tool(Arc::clone(&runs)))
-        .await;
+    let result = decide(&model, &runs).await;
     assert!(result.is_success(), "{:?}", result.issues());
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     let requests = model.requests();
@@ -535,10 +537,7 @@ async fn a_repeated_call_is_not_run_again_and_the_model_is_asked_to_answer() {
         ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
         DECISION.into(),
     ]);
-    let client = IntentClient::new(model.clone());
-    let result = Decision::ai(&client, "Order A17.", "Decide.")
-        .tool(lookup_tool(Arc::clone(&runs)))
-        .await;
+    let result = decide(&model, &runs).await;
     assert!(result.is_success(), "{:?}", result.issues());
     assert_eq!(runs.load(Ordering::SeqCst), 1, "the repeat was not run");
     let attempt = &result.attempts()[0];
@@ -565,10 +564,7 @@ async fn a_server_without_tools_under_a_format_is_asked_for_the_answer_with_the_
         DECISION.into(),
     ])
     .with_tools_beside_format(false);
-    let client = IntentClient::new(model.clone());
-    let result = Decision::ai(&client, "Order A17.", "Decide.")
-        .tool(lookup_tool(Arc::clone(&runs)))
-        .await;
+    let result = decide(&model, &runs).await;
     assert!(result.is_success(), "{:?}", result.issues());
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     let requests = model.requests();

@@ -8,7 +8,15 @@ use intent_core::prelude::*;
 use intent_tests::wire::{anthropic, body_of, quick_retries, sent};
 use serde_json::json;
 
-use super::{recorded, two_rounds, weather_tool, Forecast};
+use super::{forecast_with_tool, recorded, two_rounds};
+
+/// A Gemini provider for `server`, asking `model`, with a test key and one quick retry.
+fn gemini(server: &wiremock::MockServer, model: &str) -> GeminiProvider {
+    GeminiProvider::new("AIza-test")
+        .with_base_url(server.uri())
+        .with_model(model)
+        .with_retry_policy(quick_retries(1))
+}
 
 const FORECAST: &str = r#"{"value": {"city": "San Francisco", "sunny": true}}"#;
 const WEATHER: &str = r#"{"location":"San Francisco","sky":"sunny"}"#;
@@ -24,10 +32,7 @@ async fn anthropic_sends_the_recorded_turn_back_with_a_tool_result() {
     });
     let server = two_rounds(first.clone(), then).await;
     let client = IntentClient::new(anthropic(&server));
-    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
-        .tool(weather_tool())
-        .await;
-    assert!(result.is_success(), "{:?}", result.issues());
+    let result = forecast_with_tool(&client).await;
     let requests = sent(&server).await;
     let (one, two) = (body_of(&requests[0]), body_of(&requests[1]));
     assert_eq!(
@@ -64,15 +69,8 @@ async fn gemini_sends_the_recorded_turn_back_with_its_thought_signature() {
         "modelVersion": "gemini-3-pro-preview"
     });
     let server = two_rounds(first.clone(), then).await;
-    let gemini = GeminiProvider::new("AIza-test")
-        .with_base_url(server.uri())
-        .with_model("gemini-3-pro-preview")
-        .with_retry_policy(quick_retries(1));
-    let client = IntentClient::new(gemini);
-    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
-        .tool(weather_tool())
-        .await;
-    assert!(result.is_success(), "{:?}", result.issues());
+    let client = IntentClient::new(gemini(&server, "gemini-3-pro-preview"));
+    forecast_with_tool(&client).await;
     let requests = sent(&server).await;
     let (one, two) = (body_of(&requests[0]), body_of(&requests[1]));
     let declaration = &one["tools"][0]["functionDeclarations"][0];
@@ -108,10 +106,7 @@ async fn anthropic_is_asked_to_answer_with_tool_choice_none_after_a_repeated_cal
         .map(|reply| wiremock::ResponseTemplate::new(200).set_body_json(reply));
     let server = intent_tests::wire::failing_then(repeated.into(), then).await;
     let client = IntentClient::new(anthropic(&server));
-    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
-        .tool(weather_tool())
-        .await;
-    assert!(result.is_success(), "{:?}", result.issues());
+    let result = forecast_with_tool(&client).await;
     let requests = sent(&server).await;
     assert_eq!(requests.len(), 3);
     let (two, three) = (body_of(&requests[1]), body_of(&requests[2]));
@@ -140,15 +135,8 @@ async fn gemini_2_5_gets_its_tool_rounds_without_the_format_and_the_answer_round
     let replies =
         [first, prose].map(|reply| wiremock::ResponseTemplate::new(200).set_body_json(reply));
     let server = intent_tests::wire::failing_then(replies.into(), then).await;
-    let gemini = GeminiProvider::new("AIza-test")
-        .with_base_url(server.uri())
-        .with_model("gemini-2.5-flash")
-        .with_retry_policy(quick_retries(1));
-    let client = IntentClient::new(gemini);
-    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
-        .tool(weather_tool())
-        .await;
-    assert!(result.is_success(), "{:?}", result.issues());
+    let client = IntentClient::new(gemini(&server, "gemini-2.5-flash"));
+    forecast_with_tool(&client).await;
     let bodies: Vec<serde_json::Value> = sent(&server).await.iter().map(body_of).collect();
     assert_eq!(bodies.len(), 3);
     for round in &bodies[..2] {

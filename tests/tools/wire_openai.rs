@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use super::{recorded, two_rounds, weather_tool, Forecast};
+use super::{forecast_with_tool, recorded, two_rounds, weather_tool, Forecast};
 
 const FORECAST: &str = r#"{"value": {"city": "San Francisco", "sunny": true}}"#;
 
@@ -30,10 +30,7 @@ async fn chat_completions_sends_the_recorded_call_back_with_its_result() {
         .with_model("deepseek-reasoner")
         .with_tools_beside_format(true);
     let client = IntentClient::new(provider);
-    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
-        .tool(weather_tool())
-        .await;
-    assert!(result.is_success(), "{:?}", result.issues());
+    let result = forecast_with_tool(&client).await;
     let requests = sent(&server).await;
     assert_eq!(requests.len(), 2);
     let (one, two) = (body_of(&requests[0]), body_of(&requests[1]));
@@ -93,10 +90,7 @@ async fn responses_sends_the_recorded_call_back_with_its_output() {
         .with_api(OpenAiApi::Responses)
         .with_tools_beside_format(true);
     let client = IntentClient::new(provider);
-    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
-        .tool(weather_tool())
-        .await;
-    assert!(result.is_success(), "{:?}", result.issues());
+    forecast_with_tool(&client).await;
     let requests = sent(&server).await;
     let (one, two) = (body_of(&requests[0]), body_of(&requests[1]));
     assert_eq!(
@@ -194,10 +188,7 @@ async fn a_grammar_server_gets_the_tool_rounds_without_the_format_and_the_answer
     .map(|reply| ResponseTemplate::new(200).set_body_json(reply));
     let server = intent_tests::wire::failing_then(replies.into(), said(FORECAST)).await;
     let client = IntentClient::new(openai(&server));
-    let result = Forecast::ai(&client, "San Francisco", "Say whether it is sunny.")
-        .tool(weather_tool())
-        .await;
-    assert!(result.is_success(), "{:?}", result.issues());
+    forecast_with_tool(&client).await;
     let requests = sent(&server).await;
     assert_eq!(requests.len(), 3);
     let bodies: Vec<Value> = requests.iter().map(body_of).collect();
