@@ -172,6 +172,22 @@ impl AiRequest {
         }
     }
 
+    /// This request as it goes to a provider that cannot call tools under a response format,
+    /// when it lets the model call tools under one (see
+    /// [`Provider::tools_beside_format`](crate::provider::Provider::tools_beside_format)): no
+    /// format and no schema, the prompt's output requirements still describing the answer.
+    /// `None` when it goes as it is: no tools, an answer round (no call allowed), or no format.
+    pub(crate) fn with_tools_apart(&self) -> Option<AiRequest> {
+        let tools = self.tools.as_deref()?;
+        if tools.choice == crate::toolbox::ToolChoice::None || self.format == ResponseFormat::Text {
+            return None;
+        }
+        let mut apart = self.clone();
+        apart.format = ResponseFormat::Text;
+        apart.schema = None;
+        Some(apart)
+    }
+
     /// The seed, `top_p`, stop sequences and extra body fields as one cache-key part, or `None`
     /// when none is set (so the keys of requests without them stay what they were).
     pub(crate) fn sampling_key(&self) -> Option<String> {

@@ -443,34 +443,41 @@ async fn a_plain_call_offers_no_tools() {
 #[tokio::test]
 async fn a_cassette_records_the_rounds_and_replays_them() {
     use intent_core::testing::{RecordingProvider, ReplayProvider};
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("tools.jsonl");
-    let script = || {
-        ScriptedProvider::new([
+    // Recorded from a server that calls tools under a format, and from one that cannot (whose
+    // rounds went without it, and an answer round after text that did not read).
+    for beside in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tools.jsonl");
+        let script = ScriptedProvider::new([
             ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
+            ScriptedReply::from("Refund it."),
             ScriptedReply::from(DECISION),
         ])
-    };
-    let runs = Arc::new(AtomicU32::new(0));
-    let recording = RecordingProvider::new(script(), &path).unwrap();
-    let client = IntentClient::new(recording);
-    let recorded = Decision::ai(&client, "Order A17.", "Decide.")
-        .tool(lookup_tool(Arc::clone(&runs)))
-        .await;
-    assert!(recorded.is_success());
-    let replay = ReplayProvider::open(&path).unwrap();
-    let client = IntentClient::new(replay);
-    let replayed = Decision::ai(&client, "Order A17.", "Decide.")
-        .tool(lookup_tool(Arc::clone(&runs)))
-        .await;
-    assert!(replayed.is_success(), "{:?}", replayed.issues());
-    assert_eq!(replayed.value(), recorded.value());
-    assert_eq!(
-        runs.load(Ordering::SeqCst),
-        2,
-        "the handler runs on replay too"
-    );
-    assert_eq!(replayed.attempts()[0].tool_calls.len(), 1);
+        .with_tools_beside_format(beside);
+        let runs = Arc::new(AtomicU32::new(0));
+        let recording = RecordingProvider::new(script, &path).unwrap();
+        let client = IntentClient::new(recording);
+        let recorded = Decision::ai(&client, "Order A17.", "Decide.")
+            .tool(lookup_tool(Arc::clone(&runs)))
+            .max_attempts(2)
+            .await;
+        assert!(recorded.is_success(), "{:?}", recorded.issues());
+        let replay = ReplayProvider::open(&path).unwrap();
+        let client = IntentClient::new(replay);
+        let replayed = Decision::ai(&client, "Order A17.", "Decide.")
+            .tool(lookup_tool(Arc::clone(&runs)))
+            .max_attempts(2)
+            .await;
+        assert!(replayed.is_success(), "{beside}: {:?}", replayed.issues());
+        assert_eq!(replayed.value(), recorded.value());
+        assert_eq!(replayed.attempts().len(), recorded.attempts().len());
+        assert_eq!(replayed.usage().calls, recorded.usage().calls);
+        assert!(
+            runs.load(Ordering::SeqCst) >= 2,
+            "the handler runs on replay too"
+        );
+        assert_eq!(replayed.attempts()[0].tool_calls.len(), 1);
+    }
 }
 
 #[tokio::test]

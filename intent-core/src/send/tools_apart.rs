@@ -14,24 +14,16 @@
 //! calling the tools it was told of (the local Qwen2.5-Coder-0.5B answered with a made-up value
 //! when the schema came after the tools' section, and called the tool without it).
 
-use crate::provider::{Provider, ToolChoice};
-use crate::request::{AiRequest, ResponseFormat};
+use crate::provider::Provider;
+use crate::request::AiRequest;
 use crate::result::{IssueKind, ResultIssue};
 
 /// `request` without its response format, for `provider`, when it lets the model call tools
 /// under a format the provider cannot call them in; `None` when it goes as it is.
 pub(super) fn without_format(provider: &dyn Provider, request: &AiRequest) -> Option<AiRequest> {
-    let tools = request.tools.as_deref()?;
-    if tools.choice == ToolChoice::None
-        || request.format == ResponseFormat::Text
-        || provider.tools_beside_format(request)
-    {
-        return None;
-    }
-    let mut apart = request.clone();
-    apart.format = ResponseFormat::Text;
-    apart.schema = None;
-    Some(apart)
+    request
+        .with_tools_apart()
+        .filter(|_| !provider.tools_beside_format(request))
 }
 
 /// The notice on an attempt whose tool rounds went to `provider` without their format.
@@ -49,7 +41,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::provider::{OpenAiProvider, RequestTools, ToolDefinition};
+    use crate::provider::{OpenAiProvider, RequestTools, ToolChoice, ToolDefinition};
+    use crate::request::ResponseFormat;
 
     fn offering(choice: ToolChoice) -> AiRequest {
         let mut request = AiRequest::new("system", "user");

@@ -270,6 +270,21 @@ impl Provider for ReplayProvider {
             .unwrap_or_else(|| Err(self.miss(request)));
         Box::pin(async move { answer })
     }
+
+    /// As the recording says: a cassette recorded through a provider that cannot call tools
+    /// under a format holds the rounds as they were sent, without it. A request whose own key
+    /// is not recorded, but whose key as such a provider is sent it is, replays as it was
+    /// recorded.
+    fn tools_beside_format(&self, request: &AiRequest) -> bool {
+        let Some(apart) = request.with_tools_apart() else {
+            return true;
+        };
+        let recorded = |request: &AiRequest| {
+            let key = key_of(&self.name, self.default_model.as_deref(), request);
+            self.book.by_key.contains_key(key.as_str())
+        };
+        recorded(request) || !recorded(&apart)
+    }
 }
 
 impl Book {
