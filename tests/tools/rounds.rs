@@ -57,9 +57,18 @@ fn lookup_tool(runs: Arc<AtomicU32>) -> Tool {
 
 /// `model` asked for the decision on order A17 with the lookup tool counting its runs in `runs`.
 async fn decide(model: &ScriptedProvider, runs: &Arc<AtomicU32>) -> AiResult<Decision> {
-    let client = IntentClient::new(model.clone());
-    Decision::ai(&client, "Order A17.", "Decide.")
+    decide_on(&IntentClient::new(model.clone()), runs, 3).await
+}
+
+/// The same through `client`, within `max_attempts`.
+async fn decide_on(
+    client: &IntentClient,
+    runs: &Arc<AtomicU32>,
+    max_attempts: u32,
+) -> AiResult<Decision> {
+    Decision::ai(client, "Order A17.", "Decide.")
         .tool(lookup_tool(Arc::clone(runs)))
+        .max_attempts(max_attempts)
         .await
 }
 
@@ -456,18 +465,10 @@ async fn a_cassette_records_the_rounds_and_replays_them() {
         .with_tools_beside_format(beside);
         let runs = Arc::new(AtomicU32::new(0));
         let recording = RecordingProvider::new(script, &path).unwrap();
-        let client = IntentClient::new(recording);
-        let recorded = Decision::ai(&client, "Order A17.", "Decide.")
-            .tool(lookup_tool(Arc::clone(&runs)))
-            .max_attempts(2)
-            .await;
+        let recorded = decide_on(&IntentClient::new(recording), &runs, 2).await;
         assert!(recorded.is_success(), "{:?}", recorded.issues());
         let replay = ReplayProvider::open(&path).unwrap();
-        let client = IntentClient::new(replay);
-        let replayed = Decision::ai(&client, "Order A17.", "Decide.")
-            .tool(lookup_tool(Arc::clone(&runs)))
-            .max_attempts(2)
-            .await;
+        let replayed = decide_on(&IntentClient::new(replay), &runs, 2).await;
         assert!(replayed.is_success(), "{beside}: {:?}", replayed.issues());
         assert_eq!(replayed.value(), recorded.value());
         assert_eq!(replayed.attempts().len(), recorded.attempts().len());
