@@ -385,6 +385,38 @@ async fn a_streamed_call_runs_its_tool_rounds_and_streams_the_final_answer() {
 }
 
 #[tokio::test]
+async fn a_streamed_call_on_a_server_without_tools_under_a_format_streams_the_answer_round() {
+    let model = ScriptedProvider::new([
+        ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
+        ScriptedReply::from("Refund it: the parcel was lost."),
+        ScriptedReply::from(DECISION),
+    ])
+    .with_stream_chunk_chars(8)
+    .with_tools_beside_format(false);
+    let client = IntentClient::new(model.clone());
+    let mut stream = Decision::ai(&client, "Order A17.", "Decide.")
+        .tool(lookup_tool(Default::default()))
+        .stream();
+    let mut last_partial = None;
+    let mut done = None;
+    while let Some(event) = stream.next().await {
+        match event {
+            StreamEvent::Partial(partial) => last_partial = Some(partial.json().clone()),
+            StreamEvent::Done(result) => done = Some(result),
+            _ => {}
+        }
+    }
+    let result = done.expect("the stream ends with the result");
+    assert!(result.is_success(), "{:?}", result.issues());
+    assert_eq!(model.requests().len(), 3);
+    // The prose that did not read is not what the last partial shows: the answer round is.
+    assert_eq!(
+        last_partial.expect("partials of the answer"),
+        json!({"refund": true, "reason": "The parcel was lost."})
+    );
+}
+
+#[tokio::test]
 async fn a_wrong_answer_after_tools_is_retried_with_its_findings() {
     let model = ScriptedProvider::new([
         ScriptedReply::tool_calls([("lookup_order", json!({"order_id": "A17", "copies": 1}))]),
