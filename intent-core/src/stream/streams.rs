@@ -137,9 +137,9 @@ impl<T> Stream for AiStream<'_, T> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.get_mut().driver.poll_map(cx, |step| match step {
-            Step::Partial(json, attempt, restart, open) => Some(StreamEvent::Partial(
-                Partial::new(json, attempt, restart, open),
-            )),
+            Step::Partial(view, attempt, restart) => {
+                Some(StreamEvent::Partial(Partial::new(view, attempt, restart)))
+            }
             Step::Retry(record) => Some(StreamEvent::Retry(record)),
             Step::Done(result) => Some(StreamEvent::Done(result)),
             Step::Element(..) | Step::Withdrawn(_) => None,
