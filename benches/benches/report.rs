@@ -502,10 +502,16 @@ fn load(rows: &mut Vec<Row>, body: bytes::Bytes) {
 /// `WHAT` may also be one reading of figure 2b, run `CALLS` times in this process with no
 /// server: `stream-whole` (the reply read whole), `stream-elements` (as an element stream reads
 /// it), `stream-view` (a stream of partials, every partial's view looked at), `stream-unread`
-/// (a stream of partials, none looked at).
+/// (a stream of partials, none looked at); or a whole streamed call on the scripted model
+/// (16-character pieces), each partial's JSON looked at (`streamed-call-look`) or not
+/// (`streamed-call-unread`), or the same call awaited (`streamed-call-await`).
 fn profile(args: &[String]) {
     let what = args.first().map_or("call", String::as_str);
     let calls: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1_000);
+    if let Some(consumer) = what.strip_prefix("streamed-call-") {
+        profile_streamed_call(consumer, calls);
+        return;
+    }
     if let Some(reading) = what.strip_prefix("stream-") {
         profile_streaming(reading, calls);
         return;
@@ -559,6 +565,45 @@ fn profile_streaming(reading: &str, calls: usize) {
             other => panic!("no streaming reading {other}"),
         }
     }
+}
+
+/// `report profile streamed-call-CONSUMER CALLS`: `CALLS` streamed calls of figure 2b's list on
+/// the scripted model, read by one consumer.
+fn profile_streamed_call(consumer: &str, calls: usize) {
+    use futures::StreamExt as _;
+    use intent_core::prelude::{IntentClient, ScriptedProvider, StreamEvent};
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    let reply = list_reply();
+    let model = ScriptedProvider::new(Vec::<&str>::new()).with_stream_chunk_chars(16);
+    let client = IntentClient::new(model.clone());
+    runtime.block_on(async {
+        for _ in 0..calls {
+            model.push([reply.as_str()]);
+            let call = <Vec<Item>>::ai(&client, "items", "List the items.");
+            let items = match consumer {
+                "await" => call.await.value().map(Vec::len),
+                "look" | "unread" => {
+                    let mut stream = call.stream();
+                    let mut items = None;
+                    while let Some(event) = stream.next().await {
+                        match event {
+                            StreamEvent::Partial(partial) if consumer == "look" => {
+                                black_box(partial.json());
+                            }
+                            StreamEvent::Done(result) => items = result.value().map(Vec::len),
+                            _ => {}
+                        }
+                    }
+                    items
+                }
+                other => panic!("no consumer {other}"),
+            };
+            assert_eq!(items, Some(100));
+        }
+    });
 }
 
 /// The reply of figure 2b: a 100-element list in the envelope.

@@ -12,12 +12,14 @@ use crate::result::{AiResult, AttemptRecord};
 use crate::shape::TypeInfo;
 
 /// What the call relayed, in order.
-// A retry's record is rare next to the text pieces; boxing it would not make the text cheaper.
-#[allow(clippy::large_enum_variant)]
+///
+/// A retry's record is boxed: it is rare next to the text pieces, and a move of an enum copies
+/// its largest variant's size whatever it holds, so every piece would carry the record's size
+/// through the queue.
 pub(super) enum Relayed {
     Restart,
     Text(String),
-    Retry(AttemptRecord),
+    Retry(Box<AttemptRecord>),
 }
 
 impl Relay for Queue<Relayed> {
@@ -28,12 +30,14 @@ impl Relay for Queue<Relayed> {
         self.push(Relayed::Text(piece.to_owned()));
     }
     fn retry(&self, record: &AttemptRecord) {
-        self.push(Relayed::Retry(record.clone()));
+        self.push(Relayed::Retry(Box::new(record.clone())));
     }
 }
 
 /// One step of a streamed call.
-#[allow(clippy::large_enum_variant)]
+///
+/// A retry's record and the result are boxed, so that a step is small: there is one step for
+/// each piece of the reply, and each is moved from the queue to the stream's event.
 pub(super) enum Step<T> {
     /// A piece of the answer arrived: the answer so far (read when looked at), its attempt,
     /// and whether it started over.
@@ -43,14 +47,15 @@ pub(super) enum Step<T> {
     /// The elements handed out since the reply began (this many) came from a reply the final
     /// reading refused, or from an answer in it other than the one the final reading took.
     Withdrawn(usize),
-    Retry(AttemptRecord),
-    Done(AiResult<T>),
+    Retry(Box<AttemptRecord>),
+    Done(Box<AiResult<T>>),
 }
 
 /// A streamed call being run.
 pub(super) struct Driver<'a, T> {
     /// The call, and what it relayed.
-    pump: Pump<'a, Relayed, AiResult<T>>,
+    /// The call's result comes boxed, as the steps hand it on (see [`Step`]).
+    pump: Pump<'a, Relayed, Box<AiResult<T>>>,
     reading: Reading,
     steps: VecDeque<Step<T>>,
     attempt: u32,
@@ -73,7 +78,7 @@ impl<'a, T> Driver<'a, T> {
     pub(super) fn new(
         info: Arc<TypeInfo>,
         queue: Arc<Queue<Relayed>>,
-        call: BoxFuture<'a, AiResult<T>>,
+        call: BoxFuture<'a, Box<AiResult<T>>>,
         elements: bool,
     ) -> Self {
         Driver {
