@@ -67,10 +67,7 @@ struct Confirmation {
 /// What a policy costs where it applies: the watched type's figure, pinned on its own.
 #[test]
 fn a_watched_call_allocates_within_its_budget() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
     let reply = r#"{"value":{"number":"SO-2026-0042","customer":"Dana Whitfield","lamps":3}}"#;
     let model = ScriptedProvider::new(Vec::<String>::new());
     let client = IntentClient::new(model.clone());
@@ -94,13 +91,9 @@ fn a_watched_call_allocates_within_its_budget() {
 /// pinned: it is not the library's).
 #[test]
 fn a_plain_call_allocates_within_its_budget() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
 
-    let expected = order(3);
-    let reply = serde_json::to_string(&Envelope { value: &expected }).expect("JSON");
+    let (expected, reply) = order_reply();
     let model = ScriptedProvider::new(Vec::<String>::new());
     let client = IntentClient::new(model.clone());
     let scripted = least_over_calls(|| {
@@ -130,15 +123,11 @@ fn a_plain_call_allocates_within_its_budget() {
 fn a_streamed_call_allocates_within_its_budget() {
     use futures::StreamExt as _;
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let expected = order(3);
-    let reply = serde_json::to_string(&Envelope { value: &expected }).expect("JSON");
+    let runtime = runtime();
+    let (expected, reply) = order_reply();
     let model = ScriptedProvider::new(Vec::<String>::new()).with_stream_chunk_chars(16);
     let client = IntentClient::new(model.clone());
-    let mut streamed = |look: bool| {
+    let streamed = |look: bool| {
         least_over_calls(|| {
             model.push([reply.as_str()]);
             counted(|| {
@@ -172,6 +161,21 @@ fn a_streamed_call_allocates_within_its_budget() {
          STREAMED_UNREAD_BUDGET and STREAMED_LOOKED_AT_BUDGET on purpose, with the reason in the \
          commit."
     );
+}
+
+/// A current-thread runtime: the calls it runs run on the counting thread.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+/// The order the scripted model answers with, and its reply.
+fn order_reply() -> (Order, String) {
+    let expected = order(3);
+    let reply = serde_json::to_string(&Envelope { value: &expected }).expect("JSON");
+    (expected, reply)
 }
 
 /// The least of `measure` over calls after a warm-up.

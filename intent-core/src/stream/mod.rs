@@ -9,7 +9,11 @@
 //!   are shown as they are (a growing string, an unfinished list). A number or literal shows only
 //!   once complete. A text result shows its text so far. [`Partial::value`] reads the same
 //!   answer so far as a value of the type's partial ([`HasPartial`]): for a struct with
-//!   `#[intent(partial)]`, its generated `NamePartial`.
+//!   `#[intent(partial)]`, its generated `NamePartial`. A partial comes for each piece of the
+//!   reply from the one that begins the answer, and its view is built only when asked for: a
+//!   consumer that never looks pays nothing for it, one that looks at each partial in turn reads
+//!   each piece once. Once a view looked at shows the answer closed, no more partials come; a
+//!   piece that changed nothing may show the same answer as the partial before it.
 //! - [`StreamEvent::Retry`]: an attempt failed (its record says why) and the next one starts
 //!   from the start; the partials after it are the new attempt's ([`Partial::attempt`]).
 //! - [`StreamEvent::Done`]: the result, the same that `.await` gives. Always last.
