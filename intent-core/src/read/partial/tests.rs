@@ -467,3 +467,13 @@ fn a_text_result_shows_its_text_so_far() {
         .collect();
     assert_eq!(texts, expected);
 }
+
+#[test]
+fn views_and_partials_go_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<ViewAt>();
+    send::<Views>();
+    send_sync::<crate::stream::Partial<Vec<String>>>();
+    send::<crate::stream::AiStream<'static, Vec<String>>>();
+}
