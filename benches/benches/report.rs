@@ -19,7 +19,7 @@ use intent_bench::prompt::{build_request, items_input, text_input};
 use intent_bench::replies::{items_reply, order_completion, Envelope};
 use intent_bench::server::Server;
 use intent_bench::types::Item;
-use intent_core::__internals::{read_elements_in_pieces, read_in_pieces};
+use intent_core::__internals::{read_elements_in_pieces, read_partials_in_pieces};
 use intent_core::read::read_reply;
 use intent_core::{AiRequestOptions, Intent};
 
@@ -210,13 +210,13 @@ fn read_and_verify(rows: &mut Vec<Row>) {
 }
 
 /// Figure 2b: reading a 100-element list reply as it streams in 16-byte pieces (the scripted
-/// model's size) against reading it whole: as an element stream reads it, and with the JSON view
-/// of the answer so far kept after every piece; and, for scale, building a `serde_json::Value`
-/// of the same text.
+/// model's size) against reading it whole: as an element stream reads it; as a stream of
+/// partials whose consumer looks at every partial's JSON view (the view kept after every
+/// piece), and at none (it waits for the result); and, for scale, building a
+/// `serde_json::Value` of the same text.
 fn streaming_read(rows: &mut Vec<Row>) {
     let info = <Vec<Item>>::type_info();
-    let items: Vec<Item> = (0..100).map(intent_bench::replies::item).collect();
-    let reply = serde_json::to_string(&Envelope { value: &items }).expect("JSON");
+    let reply = list_reply();
     let whole = || {
         let read: Vec<Item> = read_reply(&info, black_box(&reply)).unwrap();
         assert_eq!(read.len(), 100);
@@ -227,16 +227,31 @@ fn streaming_read(rows: &mut Vec<Row>) {
         assert_eq!(passed, 100);
     });
     let (view, _, view_time) = side_by_side(21, reps / 4, whole, || {
-        black_box(read_in_pieces(info.clone(), black_box(&reply), 16));
+        black_box(read_partials_in_pieces(
+            info.clone(),
+            black_box(&reply),
+            16,
+            true,
+        ));
+    });
+    let (unread, _, unread_time) = side_by_side(21, reps, whole, || {
+        black_box(read_partials_in_pieces(
+            info.clone(),
+            black_box(&reply),
+            16,
+            false,
+        ));
     });
     let (tree, base, _) = side_by_side(21, reps, whole, || {
         black_box(serde_json::from_str::<serde_json::Value>(black_box(&reply)).unwrap());
     });
     eprintln!(
-        "streaming: whole {:.1} µs, elements {:.1} µs ({elements:.3}), view {:.1} µs ({view:.3}), JSON tree {tree:.3}",
+        "streaming: whole {:.1} µs, elements {:.1} µs ({elements:.3}), view {:.1} µs ({view:.3}), \
+         partials unread {:.1} µs ({unread:.3}), JSON tree {tree:.3}",
         base * 1e6,
         lib * 1e6,
-        view_time * 1e6
+        view_time * 1e6,
+        unread_time * 1e6
     );
     let size = format!("{:.1} KB", reply.len() as f64 / 1024.0);
     rows.push(Row {
@@ -254,6 +269,13 @@ fn streaming_read(rows: &mut Vec<Row>) {
         measured: format!("{view:.2}x"),
         target: "≤ 2.5x".into(),
         met: view <= 2.5,
+    });
+    rows.push(Row {
+        figure: "2b. A stream of partials whose consumer looks at none (waits for the result)"
+            .into(),
+        measured: format!("{unread:.2}x"),
+        target: "≤ 1.5x (the element stream's)".into(),
+        met: unread <= 1.5,
     });
 }
 
@@ -476,9 +498,24 @@ fn load(rows: &mut Vec<Row>, body: bytes::Bytes) {
 /// (one at a time, figure 1), `load` or `load-by-hand` (64 at a time on a multi-threaded
 /// runtime, figure 5). Two runs with different `CALLS` give the cost of one call as their
 /// difference over the difference in calls, without the process's start.
+///
+/// `WHAT` may also be one reading of figure 2b, run `CALLS` times in this process with no
+/// server: `stream-whole` (the reply read whole), `stream-elements` (as an element stream reads
+/// it), `stream-view` (a stream of partials, every partial's view looked at), `stream-unread`
+/// (a stream of partials, none looked at); or a whole streamed call on the scripted model
+/// (16-character pieces), each partial's JSON looked at (`streamed-call-look`) or not
+/// (`streamed-call-unread`), or the same call awaited (`streamed-call-await`).
 fn profile(args: &[String]) {
     let what = args.first().map_or("call", String::as_str);
     let calls: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1_000);
+    if let Some(consumer) = what.strip_prefix("streamed-call-") {
+        profile_streamed_call(consumer, calls);
+        return;
+    }
+    if let Some(reading) = what.strip_prefix("stream-") {
+        profile_streaming(reading, calls);
+        return;
+    }
     let (mut server, url) = start_load_server().expect("the load server starts");
     let library = matches!(what, "call" | "load");
     let concurrency = if what.starts_with("load") {
@@ -509,6 +546,70 @@ fn profile(args: &[String]) {
     );
     drop(server.stdin.take());
     let _ = server.wait();
+}
+
+/// `report profile stream-READING CALLS`: one reading of figure 2b, `CALLS` times.
+fn profile_streaming(reading: &str, calls: usize) {
+    let info = <Vec<Item>>::type_info();
+    let reply = list_reply();
+    for _ in 0..calls {
+        match reading {
+            "whole" => drop(black_box(read_reply::<Vec<Item>>(&info, black_box(&reply)))),
+            "elements" => {
+                black_box(read_elements_in_pieces::<Item>(info.clone(), &reply, 16));
+            }
+            "view" | "unread" => {
+                let look = reading == "view";
+                black_box(read_partials_in_pieces(info.clone(), &reply, 16, look));
+            }
+            other => panic!("no streaming reading {other}"),
+        }
+    }
+}
+
+/// `report profile streamed-call-CONSUMER CALLS`: `CALLS` streamed calls of figure 2b's list on
+/// the scripted model, read by one consumer.
+fn profile_streamed_call(consumer: &str, calls: usize) {
+    use futures::StreamExt as _;
+    use intent_core::prelude::{IntentClient, ScriptedProvider, StreamEvent};
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    let reply = list_reply();
+    let model = ScriptedProvider::new(Vec::<&str>::new()).with_stream_chunk_chars(16);
+    let client = IntentClient::new(model.clone());
+    runtime.block_on(async {
+        for _ in 0..calls {
+            model.push([reply.as_str()]);
+            let call = <Vec<Item>>::ai(&client, "items", "List the items.");
+            let items = match consumer {
+                "await" => call.await.value().map(Vec::len),
+                "look" | "unread" => {
+                    let mut stream = call.stream();
+                    let mut items = None;
+                    while let Some(event) = stream.next().await {
+                        match event {
+                            StreamEvent::Partial(partial) if consumer == "look" => {
+                                black_box(partial.json());
+                            }
+                            StreamEvent::Done(result) => items = result.value().map(Vec::len),
+                            _ => {}
+                        }
+                    }
+                    items
+                }
+                other => panic!("no consumer {other}"),
+            };
+            assert_eq!(items, Some(100));
+        }
+    });
+}
+
+/// The reply of figure 2b: a 100-element list in the envelope.
+fn list_reply() -> String {
+    let items: Vec<Item> = (0..100).map(intent_bench::replies::item).collect();
+    serde_json::to_string(&Envelope { value: &items }).expect("JSON")
 }
 
 /// Starts the load figure's server (this binary again, in a child process): the child, whose

@@ -5,7 +5,10 @@
 //!
 //! - `stream_read/read_whole`: `read_reply` of the whole reply (the non-streaming read).
 //! - `stream_read/partial`: the partial reader over the same text in 16-character pieces (the
-//!   scripted model's default), verifying each member as it closes.
+//!   scripted model's default), verifying each member as it closes and keeping the view.
+//! - `stream_read/partials_looked_at`, `stream_read/partials_unread`: a stream of partials'
+//!   views over the same pieces, every one looked at, and none (a consumer that waits for the
+//!   result).
 //! - `stream_read/value_tree`: `serde_json::from_str::<Value>` of the same text: what building
 //!   a JSON tree of it costs at the least, next to which the partial reader's view is built.
 //! - `stream_read/elements`: what an element stream reads: the partial reader copying each
@@ -23,7 +26,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use futures::StreamExt;
 use intent_bench::replies::{item, Envelope};
 use intent_bench::types::Item;
-use intent_core::__internals::{read_elements_in_pieces, read_in_pieces};
+use intent_core::__internals::{read_elements_in_pieces, read_in_pieces, read_partials_in_pieces};
 use intent_core::prelude::*;
 use intent_core::read::read_reply;
 
@@ -54,6 +57,11 @@ fn stream_read(c: &mut Criterion) {
     group.bench_function("partial", |b| {
         b.iter(|| read_in_pieces(info.clone(), black_box(&reply), 16))
     });
+    for (name, look) in [("partials_looked_at", true), ("partials_unread", false)] {
+        group.bench_function(name, |b| {
+            b.iter(|| read_partials_in_pieces(info.clone(), black_box(&reply), 16, look))
+        });
+    }
     group.bench_function("partial_then_read", |b| {
         b.iter(|| {
             let views = read_in_pieces(info.clone(), black_box(&reply), 16);

@@ -2,7 +2,8 @@
 //! scripted model and over HTTP against a loopback server, each pinned here, so that a change
 //! that adds an allocation to every call fails this test and must raise the figure on purpose
 //! (and one that removes some must lower it, keeping the figure true). A third figure holds what
-//! the answer policies cost on a type they watch.
+//! the answer policies cost on a type they watch, and two more a streamed call's, by what its
+//! consumer looks at.
 //!
 //! A counting global allocator counts only on a thread that asked it to, so the test harness's
 //! other threads and the server's own thread (`Server` runs on one of its own) are not counted.
@@ -37,6 +38,18 @@ const HTTP_BUDGET: u64 = 90;
 /// written and no answer copied where nothing is found.
 const WATCHED_BUDGET: u64 = 42;
 
+/// Allocations (including reallocations) of one `Order::ai(..).stream()` on the scripted model,
+/// the reply (689 bytes) in 16-character pieces (44 of them), read to its end by a consumer that
+/// looks at no partial (it waits for the result): the plain call's work, each piece made by the
+/// scripted model and copied as it is relayed, the reply's text growing in one buffer; no view
+/// of the answer is built past its first bracket.
+const STREAMED_UNREAD_BUDGET: u64 = 153;
+
+/// The same streamed call read by a consumer that looks at every partial's JSON: the view
+/// built piece by piece as well (its members' names, its objects and lists, its strings
+/// growing).
+const STREAMED_LOOKED_AT_BUDGET: u64 = 254;
+
 /// An order confirmation whose members the answer policies watch.
 #[derive(Debug, PartialEq, Deserialize, Intent)]
 struct Confirmation {
@@ -54,10 +67,7 @@ struct Confirmation {
 /// What a policy costs where it applies: the watched type's figure, pinned on its own.
 #[test]
 fn a_watched_call_allocates_within_its_budget() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
     let reply = r#"{"value":{"number":"SO-2026-0042","customer":"Dana Whitfield","lamps":3}}"#;
     let model = ScriptedProvider::new(Vec::<String>::new());
     let client = IntentClient::new(model.clone());
@@ -81,13 +91,9 @@ fn a_watched_call_allocates_within_its_budget() {
 /// pinned: it is not the library's).
 #[test]
 fn a_plain_call_allocates_within_its_budget() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
 
-    let expected = order(3);
-    let reply = serde_json::to_string(&Envelope { value: &expected }).expect("JSON");
+    let (expected, reply) = order_reply();
     let model = ScriptedProvider::new(Vec::<String>::new());
     let client = IntentClient::new(model.clone());
     let scripted = least_over_calls(|| {
@@ -110,6 +116,66 @@ fn a_plain_call_allocates_within_its_budget() {
          by hand over HTTP: {by_hand}. Change SCRIPTED_BUDGET and HTTP_BUDGET on purpose, with \
          the reason in the commit."
     );
+}
+
+/// A streamed call's budgets: looked at by no partial, and by every partial.
+#[test]
+fn a_streamed_call_allocates_within_its_budget() {
+    use futures::StreamExt as _;
+
+    let runtime = runtime();
+    let (expected, reply) = order_reply();
+    let model = ScriptedProvider::new(Vec::<String>::new()).with_stream_chunk_chars(16);
+    let client = IntentClient::new(model.clone());
+    let streamed = |look: bool| {
+        least_over_calls(|| {
+            model.push([reply.as_str()]);
+            counted(|| {
+                let mut stream = Order::ai(&client, EMAIL, INTENT).stream();
+                let result = runtime.block_on(async {
+                    while let Some(event) = stream.next().await {
+                        match event {
+                            StreamEvent::Partial(partial) if look => {
+                                assert!(partial.json().is_object());
+                            }
+                            StreamEvent::Done(result) => return result,
+                            _ => {}
+                        }
+                    }
+                    panic!("the stream ends with its result")
+                });
+                assert_eq!(result.value(), Some(&expected));
+            })
+        })
+    };
+    let (unread, looked_at) = (streamed(false), streamed(true));
+    eprintln!(
+        "allocations per streamed call ({} bytes): unread {unread}, every partial looked at \
+         {looked_at}",
+        reply.len()
+    );
+    assert_eq!(
+        (unread, looked_at),
+        (STREAMED_UNREAD_BUDGET, STREAMED_LOOKED_AT_BUDGET),
+        "a streamed call's allocations moved from the pinned budget. Change \
+         STREAMED_UNREAD_BUDGET and STREAMED_LOOKED_AT_BUDGET on purpose, with the reason in the \
+         commit."
+    );
+}
+
+/// A current-thread runtime: the calls it runs run on the counting thread.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+/// The order the scripted model answers with, and its reply.
+fn order_reply() -> (Order, String) {
+    let expected = order(3);
+    let reply = serde_json::to_string(&Envelope { value: &expected }).expect("JSON");
+    (expected, reply)
 }
 
 /// The least of `measure` over calls after a warm-up.

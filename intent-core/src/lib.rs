@@ -257,7 +257,9 @@ pub mod __private {
 #[doc(hidden)]
 pub mod __internals {
     pub use crate::read::json::{read_reply_json, read_reply_lenient, read_value};
-    pub use crate::read::partial::{read_elements_in_pieces, read_in_pieces};
+    pub use crate::read::partial::{
+        read_elements_in_pieces, read_in_pieces, read_partials_in_pieces,
+    };
     pub use crate::shape::rules::table as rule_table;
 
     /// The shape types, to write a type's shape by hand.

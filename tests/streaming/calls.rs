@@ -63,6 +63,53 @@ async fn a_struct_streams_verified_prefixes_and_ends_with_what_await_gives() {
     assert_eq!(sent[0].user, sent[1].user);
 }
 
+/// The views of a stream's partials, in order, each looked at only after every later one.
+fn looked_at_backwards(events: Vec<StreamEvent<Order>>) -> Vec<Value> {
+    let partials: Vec<Partial<Order>> = events
+        .into_iter()
+        .filter_map(|e| match e {
+            StreamEvent::Partial(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    let mut views: Vec<Value> = partials.iter().rev().map(|p| p.json().clone()).collect();
+    views.reverse();
+    views
+}
+
+#[tokio::test]
+async fn a_partial_looked_at_late_shows_what_it_would_have_shown_when_handed_out() {
+    let model = ScriptedProvider::new([ORDER, ORDER]).with_stream_chunk_chars(4);
+    let client = IntentClient::new(model);
+    // Each partial looked at as it comes.
+    let mut stream = Order::ai(&client, "email", "Extract the order.").stream();
+    let mut at_once = Vec::new();
+    while let Some(event) = stream.next().await {
+        if let StreamEvent::Partial(p) = event {
+            at_once.push(p.json().clone());
+        }
+    }
+    // Every partial held, then looked at from the last to the first.
+    let events = Order::ai(&client, "email", "Extract the order.")
+        .stream()
+        .collect::<Vec<_>>()
+        .await;
+    let late = looked_at_backwards(events);
+    assert!(at_once.len() > 5, "{at_once:?}");
+    // Nobody looked while the stream ran, so it could not tell that the answer had closed:
+    // the partials after that show the whole answer again.
+    assert!(
+        late.len() >= at_once.len(),
+        "{} < {}",
+        late.len(),
+        at_once.len()
+    );
+    assert_eq!(late[..at_once.len()], at_once[..]);
+    assert!(late[at_once.len()..]
+        .iter()
+        .all(|v| Some(v) == at_once.last()));
+}
+
 #[tokio::test]
 async fn a_failed_reply_is_followed_by_retry_and_the_next_attempt_starts_over() {
     let bad = r#"{"value": {"customer": "Dana", "quantity": 0, "lines": []}}"#;

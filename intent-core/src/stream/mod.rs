@@ -9,7 +9,11 @@
 //!   are shown as they are (a growing string, an unfinished list). A number or literal shows only
 //!   once complete. A text result shows its text so far. [`Partial::value`] reads the same
 //!   answer so far as a value of the type's partial ([`HasPartial`]): for a struct with
-//!   `#[intent(partial)]`, its generated `NamePartial`.
+//!   `#[intent(partial)]`, its generated `NamePartial`. A partial comes for each piece of the
+//!   reply from the one that begins the answer, and its view is built only when asked for: a
+//!   consumer that never looks pays nothing for it, one that looks at each partial in turn reads
+//!   each piece once. Once a view looked at shows the answer closed, no more partials come; a
+//!   piece that changed nothing may show the same answer as the partial before it.
 //! - [`StreamEvent::Retry`]: an attempt failed (its record says why) and the next one starts
 //!   from the start; the partials after it are the new attempt's ([`Partial::attempt`]).
 //! - [`StreamEvent::Done`]: the result, the same that `.await` gives. Always last.
@@ -37,12 +41,11 @@ pub(crate) mod typed;
 pub use streams::{AiStream, ElementStream};
 pub use typed::{HasPartial, PartialView};
 
+use serde_json::Value;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
-use serde_json::Value;
-
+use crate::read::partial::{way_down, Seg, ViewAt};
 use crate::result::{AiResult, AttemptRecord, ResultIssue};
 
 /// What an [`AiStream`] yields.
@@ -98,26 +101,20 @@ pub enum StreamEvent<T> {
 /// # });
 /// ```
 pub struct Partial<T> {
-    json: Arc<Value>,
+    /// The answer so far, read from the reply's pieces the first time it is asked for
+    /// ([`Partial::json`], [`Partial::value`]): a consumer that never looks builds no view.
+    view: ViewAt,
     attempt: u32,
     restart: bool,
-    /// The way down to what is still being written (`None`: nothing is).
-    open: typed::OpenPath,
     _type: PhantomData<fn() -> T>,
 }
 
 impl<T> Partial<T> {
-    pub(crate) fn new(
-        json: Arc<Value>,
-        attempt: u32,
-        restart: bool,
-        open: typed::OpenPath,
-    ) -> Self {
+    pub(crate) fn new(view: ViewAt, attempt: u32, restart: bool) -> Self {
         Partial {
-            json,
+            view,
             attempt,
             restart,
-            open,
             _type: PhantomData,
         }
     }
@@ -126,15 +123,17 @@ impl<T> Partial<T> {
     /// verified and normalized (wire names, numbers read from strings); open ones are as written
     /// so far. For a text result, the text so far, as a JSON string.
     ///
-    /// Kept shared with the stream: holding a partial while the stream goes on costs one copy
-    /// of it at the next change.
+    /// Built on the first call, from the pieces of the reply up to this partial, and kept: a
+    /// consumer that never calls it does not pay for it, and one that calls it on each partial
+    /// in turn reads each piece once. Kept shared with the stream: holding a partial while the
+    /// stream goes on costs one copy of it at the next change looked at.
     pub fn json(&self) -> &Value {
-        &self.json
+        &self.view.get().0
     }
 
     /// The text so far, for a text result (`String`); `None` for other results.
     pub fn text(&self) -> Option<&str> {
-        self.json.as_str()
+        self.json().as_str()
     }
 
     /// The attempt this partial belongs to, from 1.
@@ -147,23 +146,25 @@ impl<T> Partial<T> {
     pub fn is_restart(&self) -> bool {
         self.restart
     }
+
+    /// The way down to what is still being written (`None`: nothing is), built from the view
+    /// and its depth: only [`Partial::value`] asks for it.
+    pub(crate) fn open(&self) -> Option<Vec<Seg>> {
+        let (json, depth) = self.view.get();
+        depth.map(|depth| way_down(json, depth))
+    }
 }
 
 impl<T> Clone for Partial<T> {
     fn clone(&self) -> Self {
-        Partial::new(
-            self.json.clone(),
-            self.attempt,
-            self.restart,
-            self.open.clone(),
-        )
+        Partial::new(self.view.clone(), self.attempt, self.restart)
     }
 }
 
 impl<T> fmt::Debug for Partial<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Partial")
-            .field("json", &self.json)
+            .field("json", self.json())
             .field("attempt", &self.attempt)
             .field("restart", &self.restart)
             .finish()

@@ -87,7 +87,7 @@ fn drive<'a, T: Intent + Send + 'a>(call: AiCall<'a, T>, elements: bool) -> Driv
     let relay = queue.clone();
     let future = Box::pin(async move {
         let relay: &dyn Relay = &*relay;
-        attempt::run(call, Some(relay)).await
+        Box::new(attempt::run(call, Some(relay)).await)
     });
     Driver::new(T::type_info(), queue, future, elements)
 }
@@ -137,11 +137,11 @@ impl<T> Stream for AiStream<'_, T> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.get_mut().driver.poll_map(cx, |step| match step {
-            Step::Partial(json, attempt, restart, open) => Some(StreamEvent::Partial(
-                Partial::new(json, attempt, restart, open),
-            )),
-            Step::Retry(record) => Some(StreamEvent::Retry(record)),
-            Step::Done(result) => Some(StreamEvent::Done(result)),
+            Step::Partial(view, attempt, restart) => {
+                Some(StreamEvent::Partial(Partial::new(view, attempt, restart)))
+            }
+            Step::Retry(record) => Some(StreamEvent::Retry(*record)),
+            Step::Done(result) => Some(StreamEvent::Done(*result)),
             Step::Element(..) | Step::Withdrawn(_) => None,
         })
     }
@@ -185,8 +185,8 @@ impl<E: DeserializeOwned> Stream for ElementStream<'_, E> {
         this.driver.poll_map(cx, |step| match step {
             Step::Element(closed, info) => Some(element_event(&info, closed, grounding)),
             Step::Withdrawn(count) => Some(ElementEvent::Withdrawn(count)),
-            Step::Retry(record) => Some(ElementEvent::Retry(record)),
-            Step::Done(result) => Some(ElementEvent::Done(result)),
+            Step::Retry(record) => Some(ElementEvent::Retry(*record)),
+            Step::Done(result) => Some(ElementEvent::Done(*result)),
             Step::Partial(..) => None,
         })
     }

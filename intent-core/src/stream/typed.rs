@@ -40,9 +40,6 @@ use serde_json::Value;
 use super::Partial;
 use crate::read::partial::Seg;
 
-/// The way from the answer down to the value still being written; `None` when nothing is.
-pub(crate) type OpenPath = Option<Arc<[Seg]>>;
-
 /// A type whose answer so far can be read as a value of its own: [`Partial::value`].
 ///
 /// `#[derive(Intent)]` implements it for every type it derives: with `#[intent(partial)]` on a
@@ -226,7 +223,8 @@ impl<T: HasPartial> Partial<T> {
     /// # });
     /// ```
     pub fn value(&self) -> Option<T::Partial> {
-        T::read_partial(PartialView::of(&self.json, self.open.as_deref()))
+        let open = self.open();
+        T::read_partial(PartialView::of(self.json(), open.as_deref()))
     }
 }
 

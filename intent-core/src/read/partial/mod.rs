@@ -21,7 +21,9 @@
 //! - The elements of a list answer are handed out as they close and verify
 //!   ([`PartialReader::take_elements`]), each once, with its index.
 //!
-//! Three ways to read, one per consumer. A stream of partials builds the view. A reader that
+//! Three ways to read, one per consumer. A stream of partials builds the view, only as far as
+//! its consumer looks at it (`lazy`: the pieces kept and read when a partial's view is asked
+//! for). A reader that
 //! only hands out elements builds none ([`PartialReader::without_view`]): a container it must
 //! see whole when it closes is built on its own as it is read (`tree::Capture`). An element
 //! stream of a typed list copies each object or list element's text as it is written and hands
@@ -42,6 +44,7 @@
 //! The reader's state and its public face are here; reading tokens into slots and containers is
 //! in `tokens`, checking and keeping what closes in `settle`.
 
+mod lazy;
 #[cfg(feature = "__internals")]
 mod pieces;
 mod prose;
@@ -55,13 +58,14 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+pub(crate) use self::lazy::{ViewAt, Views};
 #[cfg(feature = "__internals")]
-pub use self::pieces::{read_elements_in_pieces, read_in_pieces};
+pub use self::pieces::{read_elements_in_pieces, read_in_pieces, read_partials_in_pieces};
 use self::prose::Prose;
 use self::raw::RawElement;
 use self::scan::{NotJson, Scanner, Token};
-pub(crate) use self::tree::Seg;
 use self::tree::{tree_here, value_in, Capture};
+pub(crate) use self::tree::{way_down, Seg};
 use super::path::Path;
 use super::verify::rules;
 use super::verify::{field_named, Walker};
@@ -348,6 +352,9 @@ impl PartialReader {
     /// began and once it closed; else the segments of the open containers below the answer,
     /// then that of the string the view shows growing. Every value off this way is closed (and
     /// so verified), as the view shows only one open member per container.
+    /// A stream keeps only its depth ([`open_depth`](Self::open_depth)); the tests hold the two
+    /// to the same way.
+    #[cfg(test)]
     pub(crate) fn open_path(&self) -> Option<Vec<Seg>> {
         if self.closed || !self.started {
             return None;
@@ -366,6 +373,24 @@ impl PartialReader {
         Some(path)
     }
 
+    /// The length of the way from the answer down to the value still being written (`None`
+    /// before the answer began and once it closed), without building the way: the value still being
+    /// written is always the last member or element of each container on the way down (a
+    /// container takes its members in the order written, and the view shows only the one being
+    /// written as open), so the view and this depth give the way ([`tree::way_down`]). A stream
+    /// keeps this number with each view instead of a copy of the way.
+    pub(crate) fn open_depth(&self) -> Option<usize> {
+        if self.closed || !self.started {
+            return None;
+        }
+        let string = matches!(
+            &self.string,
+            Some(OpenString { slot: Some(slot), growing: true, .. })
+                if slot.shown && slot.seg.is_some()
+        );
+        Some(self.path.len() + usize::from(string))
+    }
+
     /// Where in the reply the answer this reader follows begins (the byte offset of its first
     /// bracket), once found: the offset [`crate::read::answer_start`] gives when the final
     /// reading takes the same answer.
@@ -376,6 +401,12 @@ impl PartialReader {
     /// True once the answer has begun.
     pub(crate) fn started(&self) -> bool {
         self.started
+    }
+
+    /// True once the reader stopped: the answer closed, or the reply stopped being JSON the
+    /// view can follow. No later piece changes the view.
+    pub(crate) fn stopped(&self) -> bool {
+        self.phase == Phase::Stopped
     }
 
     /// The findings about members that closed and failed their checks.

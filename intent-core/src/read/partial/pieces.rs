@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{ElementBody, PartialReader};
+use super::{ElementBody, PartialReader, Views};
 use crate::shape::TypeInfo;
 
 /// Reads `text` through a partial reader in pieces of `piece_bytes` bytes (each cut moved on to
@@ -13,6 +13,29 @@ use crate::shape::TypeInfo;
 pub fn read_in_pieces(info: Arc<TypeInfo>, text: &str, piece_bytes: usize) -> usize {
     let mut reader = PartialReader::new(info);
     in_pieces(text, piece_bytes, |piece| usize::from(reader.push(piece)))
+}
+
+/// Hands `text` to a stream of partials' views in pieces, as [`read_in_pieces`] does: with
+/// `look`, each partial's view is looked at as it is handed out (the view kept after every
+/// piece, as a consumer that shows each partial reads it); without, none is (a consumer that
+/// waits for the result). Returns how many partials were handed out. For benchmarks.
+#[doc(hidden)]
+pub fn read_partials_in_pieces(
+    info: Arc<TypeInfo>,
+    text: &str,
+    piece_bytes: usize,
+    look: bool,
+) -> usize {
+    let mut views = Views::new(info);
+    in_pieces(text, piece_bytes, |piece| match views.push(piece) {
+        Some(view) => {
+            if look {
+                std::hint::black_box(view.get());
+            }
+            1
+        }
+        None => 0,
+    })
 }
 
 /// Reads `text` as [`read_in_pieces`] does, as an element stream of `E` reads it (each

@@ -1,6 +1,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
+use super::lazy::{ViewAt, Views};
 use super::*;
 use crate::Intent;
 
@@ -24,6 +25,9 @@ fn views<T: Intent>(text: &str, n: usize) -> (Vec<Value>, PartialReader) {
         if reader.push(piece) {
             out.push((**reader.value()).clone());
         }
+        // The way down to what is being written is its depth's way down the view.
+        let way = reader.open_depth().map(|d| way_down(reader.value(), d));
+        assert_eq!(way, reader.open_path(), "{text:?} in pieces of {n}");
     }
     (out, reader)
 }
@@ -369,4 +373,107 @@ fn the_first_quote_or_backslash_is_found_at_any_offset() {
         }
     }
     assert_eq!(raw::quote_or_backslash("é😀\u{5c}".as_bytes()), Some(6));
+}
+
+// The views of a stream of partials, built when looked at (`lazy`).
+
+const LINES: &str = r#"Here: {"value": [{"sku": "A-12", "quantity": 40, "note": "gift"},
+    {"sku": "B-7", "quantity": 0}, {"sku": "C-1", "quantity": 3}]} done"#;
+
+/// What an eager reader shows after each piece, from the first that began the answer.
+fn eager_views<T: Intent>(text: &str, n: usize) -> Vec<(Value, Option<Vec<Seg>>)> {
+    let mut reader = PartialReader::new(T::type_info());
+    pieces(text, n)
+        .filter_map(|piece| {
+            reader.push(piece);
+            reader
+                .started()
+                .then(|| ((**reader.value()).clone(), reader.open_path()))
+        })
+        .collect()
+}
+
+/// The views handed out for each piece, none looked at.
+fn unread_views<T: Intent>(text: &str, n: usize) -> (Views, Vec<ViewAt>) {
+    let mut views = Views::new(T::type_info());
+    let handed = pieces(text, n).filter_map(|p| views.push(p)).collect();
+    (views, handed)
+}
+
+fn shown(view: &ViewAt) -> (Value, Option<Vec<Seg>>) {
+    let (value, open) = view.get();
+    ((**value).clone(), open.map(|depth| way_down(value, depth)))
+}
+
+#[test]
+fn views_looked_at_in_any_order_show_what_the_eager_reader_showed() {
+    for n in 1..=9 {
+        let expected = eager_views::<Vec<Line>>(LINES, n);
+        let (_, handed) = unread_views::<Vec<Line>>(LINES, n);
+        // None looked at: one view a piece from the answer's start, as the eager reader's.
+        assert_eq!(handed.len(), expected.len(), "pieces of {n}");
+        // Backwards (each read afresh), then forwards (the shared reader, then kept).
+        for (view, want) in handed.iter().zip(&expected).rev() {
+            assert_eq!(&shown(view), want, "pieces of {n}");
+        }
+        let (_, handed) = unread_views::<Vec<Line>>(LINES, n);
+        for (view, want) in handed.iter().zip(&expected) {
+            assert_eq!(&shown(view), want, "pieces of {n}");
+        }
+    }
+}
+
+#[test]
+fn a_view_never_looked_at_reads_nothing_past_the_answers_start() {
+    let (views, handed) = unread_views::<Vec<Line>>(LINES, 4);
+    let applied = views.applied().expect("the answer began");
+    assert!(applied <= LINES.find('[').unwrap() + 4, "{applied}");
+    // Looked at once, the last view reads the rest: the answer as verified.
+    let last = shown(handed.last().unwrap()).0;
+    assert_eq!(
+        last,
+        serde_json::json!([{"sku": "A-12", "quantity": 40, "note": "gift"}])
+    );
+}
+
+#[test]
+fn no_view_is_handed_out_once_a_view_saw_the_answer_close() {
+    let mut views = Views::new(<Vec<Line>>::type_info());
+    let mut after_close = 0;
+    let mut closed = false;
+    for piece in pieces(LINES, 5) {
+        match views.push(piece) {
+            Some(view) => {
+                assert!(!closed);
+                closed = view.get().1.is_none();
+            }
+            None if closed => after_close += 1,
+            None => {}
+        }
+    }
+    assert!(closed && after_close > 0);
+}
+
+#[test]
+fn a_text_result_shows_its_text_so_far() {
+    let text = "  Dear Dana, your order ships.";
+    let (_, handed) = unread_views::<String>(text, 6);
+    let texts: Vec<Value> = handed.iter().map(|v| shown(v).0).collect();
+    assert_eq!(texts.first(), Some(&Value::from("Dear")));
+    assert_eq!(texts.last(), Some(&Value::from(text.trim_start())));
+    let expected: Vec<Value> = eager_views::<String>(text, 6)
+        .into_iter()
+        .map(|e| e.0)
+        .collect();
+    assert_eq!(texts, expected);
+}
+
+#[test]
+fn views_and_partials_go_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<ViewAt>();
+    send::<Views>();
+    send_sync::<crate::stream::Partial<Vec<String>>>();
+    send::<crate::stream::AiStream<'static, Vec<String>>>();
 }

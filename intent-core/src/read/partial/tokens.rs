@@ -4,6 +4,12 @@
 use super::settle::{has_own_value, struct_fields};
 use super::*;
 
+/// The room a string split across pieces starts with: most strings of an answer (names, codes,
+/// titles) fit in it or need one more step, where growing from nothing takes three or four
+/// (8, 16, 32, 64 bytes), each a copy. A view that shows the string growing keeps a second
+/// buffer, which starts with the same room.
+const STRING_START: usize = 32;
+
 impl PartialReader {
     /// Takes one token; false once the answer has closed.
     pub(super) fn token(&mut self, token: Token<'_>) -> Result<bool, NotJson> {
@@ -98,12 +104,14 @@ impl PartialReader {
                         || slot.place.is_some_and(|id| {
                             self.info.graph().accepts(id).text() == TextForm::Text
                         }));
-                if growing {
+                if growing && self.view_on {
+                    self.put(&slot, Value::String(String::with_capacity(STRING_START)));
+                } else if growing {
                     self.put(&slot, Value::String(String::new()));
                 }
                 self.string = Some(OpenString {
                     slot: Some(slot),
-                    text: String::new(),
+                    text: String::with_capacity(STRING_START),
                     growing,
                     flushed: 0,
                 });

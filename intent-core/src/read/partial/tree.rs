@@ -16,6 +16,30 @@ pub(crate) enum Seg {
     Index(usize),
 }
 
+/// The way `depth` steps down from `value`, each step to the last member or element: the way
+/// down to what is still being written, given its depth
+/// ([`PartialReader::open_depth`](super::PartialReader::open_depth)). Stops early at a value
+/// with nothing in it.
+pub(crate) fn way_down(mut value: &Value, depth: usize) -> Vec<Seg> {
+    let mut way = Vec::with_capacity(depth);
+    while way.len() < depth {
+        let (seg, next) = match value {
+            Value::Object(map) => match map.iter().next_back() {
+                Some((key, next)) => (Seg::Key(Cow::Owned(key.clone())), next),
+                None => break,
+            },
+            Value::Array(items) => match items.last() {
+                Some(next) => (Seg::Index(items.len() - 1), next),
+                None => break,
+            },
+            _ => break,
+        };
+        way.push(seg);
+        value = next;
+    }
+    way
+}
+
 /// The container at `path` below `root`.
 pub(super) fn at<'v>(root: &'v mut Value, path: &[Seg]) -> Option<&'v mut Value> {
     path.iter().try_fold(root, |value, seg| child(value, seg))
