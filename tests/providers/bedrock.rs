@@ -10,7 +10,7 @@ use intent_core::provider::{
     AiResponse, BedrockProvider, FinishReason, Provider, ProviderErrorKind, ReplyAssembler,
 };
 use intent_core::provider::{RequestTools, ToolDefinition};
-use intent_core::{AiRequest, ResponseFormat, Usage};
+use intent_core::{AiRequest, Intent, ResponseFormat, Usage};
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -177,41 +177,43 @@ async fn throttling_is_retried_and_a_model_the_region_lacks_is_a_clear_refusal()
     assert_eq!(missing.received_requests().await.unwrap().len(), 1);
 }
 
+/// Asserts that `provider` refuses `request` before sending, saying `why`.
+async fn refused(provider: &BedrockProvider, request: &AiRequest, why: &str) {
+    let error = provider.complete(request).await.unwrap_err();
+    assert!(error.message.contains(why), "{}", error.message);
+}
+
 #[tokio::test]
 async fn options_converse_cannot_take_are_refused_before_sending() {
     let provider = bedrock("http://127.0.0.1:9");
     let mut seeded = AiRequest::new("s", "u");
     seeded.seed = Some(7);
-    let error = provider.complete(&seeded).await.unwrap_err();
-    assert!(error.message.contains("seed"), "{}", error.message);
+    refused(&provider, &seeded, "seed").await;
     let mut thinking = schema_request();
     thinking.thinking_budget = Some(2048);
-    let error = provider.complete(&thinking).await.unwrap_err();
-    assert!(
-        error.message.contains("thinking_budget"),
-        "{}",
-        error.message
-    );
+    refused(&provider, &thinking, "thinking_budget").await;
     let mut warm = AiRequest::new("s", "u");
     warm.model = Some("anthropic.claude-sonnet-4-5-20250929-v1:0".into());
     warm.thinking_budget = Some(2048);
     warm.temperature = Some(0.2);
-    let error = provider.complete(&warm).await.unwrap_err();
-    assert!(error.message.contains("temperature"), "{}", error.message);
-    let mut with_tools = AiRequest::new("s", "u");
+    refused(&provider, &warm, "temperature").await;
+    // A tool under the name the schema's tool takes, and a forced call with thinking.
+    let mut clash = schema_request();
+    let named = ToolDefinition::new("intent_output", "Clashes.", json!({"type": "object"}));
+    clash.tools = Some(Arc::new(RequestTools::new(vec![named])));
+    refused(&provider, &clash, "`intent_output`").await;
+    let mut forced = AiRequest::new("s", "u");
+    forced.model = Some("anthropic.claude-sonnet-4-5-20250929-v1:0".into());
+    forced.thinking_budget = Some(2048);
     let lookup = ToolDefinition::new("lookup_order", "Finds an order.", json!({"type": "object"}));
-    with_tools.tools = Some(Arc::new(RequestTools::new(vec![lookup])));
-    let error = provider.complete(&with_tools).await.unwrap_err();
-    assert!(error.message.contains("tool"), "{}", error.message);
+    let mut tools = RequestTools::new(vec![lookup]);
+    tools.choice = intent_core::provider::ToolChoice::Required;
+    forced.tools = Some(Arc::new(tools));
+    refused(&provider, &forced, "forced tool call").await;
     let mut nova = AiRequest::new("s", "u");
     nova.model = Some("amazon.nova-lite-v1:0".into());
     nova.thinking_budget = Some(2048);
-    let error = provider.complete(&nova).await.unwrap_err();
-    assert!(
-        error.message.contains("amazon.nova-lite-v1:0"),
-        "{}",
-        error.message
-    );
+    refused(&provider, &nova, "amazon.nova-lite-v1:0").await;
 }
 
 /// CRC-32 (IEEE), as the event-stream framing checks each prelude and message.
@@ -379,4 +381,85 @@ async fn a_bad_checksum_a_frame_cut_short_and_an_exception_break_the_stream_clea
         );
         assert!(error.message.contains(says), "{says}: {}", error.message);
     }
+}
+
+/// The country the tool is asked about (a plain comment: a doc comment would be its schema's
+/// description).
+#[derive(Debug, serde::Deserialize, Intent)]
+struct NoArguments {}
+
+/// The city the model names after the tool.
+#[derive(Debug, serde::Deserialize, Intent, PartialEq)]
+struct LargestCity {
+    city: String,
+}
+
+#[tokio::test]
+async fn a_tool_round_on_converse_sends_the_turn_back_as_the_api_takes_it() {
+    // The first reply as pydantic-ai's cassette `test_bedrock_anthropic_tool_with_thinking`
+    // recorded it (signed reasoning, text, a `toolUse` with a `type`), the second through the
+    // schema's tool.
+    let first = json!({
+        "output": {"message": {"role": "assistant", "content": [
+            {"reasoningContent": {"reasoningText": {"text": "I need the user's country first.", "signature": "ErcBCkgICxABGAIiQFX7"}}},
+            {"text": "I'll check which country you're in first."},
+            {"toolUse": {"input": {}, "name": "get_user_country", "toolUseId": "tooluse_4Lo0VS-FT5yev_-skOCQdw", "type": "tool_use"}}
+        ]}},
+        "stopReason": "tool_use",
+        "usage": {"inputTokens": 397, "outputTokens": 138, "cacheReadInputTokens": 0, "cacheWriteInputTokens": 0}
+    });
+    let second = json!({
+        "output": {"message": {"role": "assistant", "content": [
+            {"toolUse": {"input": {"value": {"city": "Mexico City"}}, "name": "intent_output", "toolUseId": "tooluse_2", "type": "tool_use"}}
+        ]}},
+        "stopReason": "tool_use",
+        "usage": {"inputTokens": 547, "outputTokens": 79}
+    });
+    let server = intent_tests::wire::failing_then(
+        vec![ResponseTemplate::new(200).set_body_json(first)],
+        second,
+    )
+    .await;
+    let client = intent_core::IntentClient::new(bedrock(&server.uri()));
+    let country = intent_core::tool::Tool::new(
+        "get_user_country",
+        "The user's country.",
+        |_: NoArguments| async { Ok::<_, intent_core::tool::ToolError>("Mexico") },
+    );
+    let result = LargestCity::ai(
+        &client,
+        "What is the largest city in my country?",
+        "Answer.",
+    )
+    .tool(country)
+    .await;
+    assert!(result.is_success(), "{:?}", result.issues());
+    assert_eq!(result.value().unwrap().city, "Mexico City");
+    assert_eq!(result.usage().input_tokens, 397 + 547);
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 2);
+    let one: Value = serde_json::from_slice(&requests[0].body).unwrap();
+    let two: Value = serde_json::from_slice(&requests[1].body).unwrap();
+    // The caller's tool and the schema's, the model free to choose.
+    let names: Vec<&str> = one["toolConfig"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["toolSpec"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["get_user_country", "intent_output"]);
+    assert_eq!(one["toolConfig"]["toolChoice"], json!({"auto": {}}));
+    // The second body is the first with the round: the turn as the API takes it back (no
+    // `type` in `toolUse`), then the result, as the cassette's second request has them.
+    let mut want = one.clone();
+    let messages = want["messages"].as_array_mut().unwrap();
+    messages.push(json!({"role": "assistant", "content": [
+        {"reasoningContent": {"reasoningText": {"text": "I need the user's country first.", "signature": "ErcBCkgICxABGAIiQFX7"}}},
+        {"text": "I'll check which country you're in first."},
+        {"toolUse": {"toolUseId": "tooluse_4Lo0VS-FT5yev_-skOCQdw", "name": "get_user_country", "input": {}}}
+    ]}));
+    messages.push(json!({"role": "user", "content": [
+        {"toolResult": {"toolUseId": "tooluse_4Lo0VS-FT5yev_-skOCQdw", "content": [{"text": "Mexico"}], "status": "success"}}
+    ]}));
+    assert_eq!(two, want);
 }

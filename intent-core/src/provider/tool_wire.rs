@@ -39,6 +39,26 @@ where
     seq.end()
 }
 
+/// The model's turn of `round` as the vendor is sent it again: the turn as it came when the
+/// reply kept one, else rebuilt from the round's text (`text` writes its block) and calls (`call`
+/// writes each).
+pub(crate) fn turn_of(
+    round: &ToolRound,
+    text: impl Fn(&str) -> Value,
+    call: impl Fn(&ToolCall) -> Value,
+) -> Value {
+    match &round.vendor_turn {
+        Some(turn) => turn.clone(),
+        None => Value::Array(
+            (!round.text.is_empty())
+                .then(|| text(&round.text))
+                .into_iter()
+                .chain(round.calls.iter().map(call))
+                .collect(),
+        ),
+    }
+}
+
 /// A call's arguments as a JSON object: `{}` for none, or for text that is not an object.
 pub(crate) fn arguments_object(arguments: &str) -> Value {
     match serde_json::from_str::<Value>(arguments) {

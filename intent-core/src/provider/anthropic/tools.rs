@@ -25,7 +25,7 @@
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
-use crate::provider::tool_wire::{arguments_object, calls_and_turn, serialize_rounds};
+use crate::provider::tool_wire::{arguments_object, calls_and_turn, serialize_rounds, turn_of};
 use crate::provider::{ProviderError, ProviderErrorKind, RequestTools, ToolCall, ToolChoice};
 use crate::request::AiRequest;
 
@@ -94,19 +94,14 @@ pub(super) struct Messages<'a, M> {
 impl<M: Serialize> Serialize for Messages<'_, M> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serialize_rounds(serializer, &self.user, self.tools, |round| {
-            let content = match &round.vendor_turn {
-                Some(turn) => turn.clone(),
-                None => Value::Array(
-                    (!round.text.is_empty())
-                        .then(|| json!({"type": "text", "text": round.text}))
-                        .into_iter()
-                        .chain(round.calls.iter().map(|call| {
-                            json!({"type": "tool_use", "id": call.id, "name": call.name,
-                                   "input": arguments_object(&call.arguments)})
-                        }))
-                        .collect(),
-                ),
-            };
+            let content = turn_of(
+                round,
+                |text| json!({"type": "text", "text": text}),
+                |call| {
+                    json!({"type": "tool_use", "id": call.id, "name": call.name,
+                           "input": arguments_object(&call.arguments)})
+                },
+            );
             let results: Vec<Value> = round
                 .results
                 .iter()

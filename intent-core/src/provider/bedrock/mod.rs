@@ -19,7 +19,9 @@ use reqwest::header::HeaderMap;
 use reqwest::Url;
 
 use super::cloud::aws::AwsCredentials;
-use super::http::{env_var, with_defaults, Call, Cloud, Defaults, Env, HttpProvider, Vendor};
+use super::http::{
+    env_var, with_defaults, Call, Cloud, Defaults, Env, HttpProvider, ReplyRead, Vendor,
+};
 use super::transport::ApiKey;
 use super::{AiResponse, BoxFuture, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
@@ -234,11 +236,26 @@ impl Vendor for Bedrock {
     }
 
     fn reply(&self, body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
-        wire::parse(body, model, key)
+        wire::parse(body, model, key, wire::Offered::default())
+    }
+
+    /// The reply read knowing the tools offered: the schema's tool is the answer, another is a
+    /// call of the caller's.
+    fn reply_to(&self, body: &[u8], call: Call<'_>, key: &ApiKey) -> ReplyRead {
+        wire::parse(body, call.model, key, wire::Offered::of(call.request))
     }
 
     fn events(&self, model: &str, key: &ApiKey) -> Option<ConverseDecoder> {
         Some(ConverseDecoder::new(model, key))
+    }
+
+    /// A request that offers the caller's tools is read whole: its turn (signed reasoning,
+    /// text and calls) goes back on the next round as it came.
+    fn events_for(&self, call: Call<'_>, key: &ApiKey) -> Option<ConverseDecoder> {
+        if call.request.tools.is_some() {
+            return None;
+        }
+        self.events(call.model, key)
     }
 
     fn notices(&self, call: Call<'_>) -> Vec<ResultIssue> {

@@ -15,7 +15,17 @@
 //!   `toolUse.input` is the answer, a JSON object, read as the reply's text. Converse has no seed
 //!   and no log probabilities: both are refused, as is a JSON schema with Claude's thinking,
 //!   which refuses a forced tool, and a changed temperature with thinking, which Claude refuses.
-//!   The caller's own tools are not offered on Converse yet: a request with tools is refused.
+//! - The caller's tools go in the same `toolConfig.tools` as `{"toolSpec": {"name",
+//!   "description", "inputSchema": {"json"}}}`, beside the schema's tool when there is one, with
+//!   `toolChoice` `{"auto": {}}` (the model calls a tool, or answers with the schema's tool or in
+//!   text), `{"any": {}}` for a forced call, and for an answer round the schema's tool forced
+//!   (`{"auto": {}}` with Claude's thinking, which refuses a forced tool; Converse has no
+//!   `none`, and a request whose messages hold `toolUse` blocks must carry `toolConfig`). A
+//!   round goes back as an `assistant` message with the model's content blocks as they came
+//!   (`reasoningContent` with its signature, `text`, `toolUse {toolUseId, name, input}`), then a
+//!   `user` message of `{"toolResult": {"toolUseId", "content": [{"text"}], "status": "success"
+//!   | "error"}}` blocks, one per call, as pydantic-ai's cassette
+//!   `test_bedrock_anthropic_tool_with_thinking.yaml` records a second round the API accepted.
 //! - Reply: `output.message.content` blocks (`text`, `toolUse {toolUseId, name, input}`,
 //!   `reasoningContent {reasoningText {text, signature}}` or `{redactedContent}`), `stopReason`
 //!   (`end_turn`, `tool_use`, `max_tokens`, `stop_sequence`, `guardrail_intervened`,
@@ -27,14 +37,18 @@
 //!   are not; a model the region does not offer is a 400 `ValidationException` or a 404
 //!   `ResourceNotFoundException` naming it.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{json, Value};
 
 use super::parts::{self, TextBlock};
 use crate::provider::http::{read_reply, request_body, strict_schema, Call};
+use crate::provider::tool_wire::{arguments_object, calls_and_turn, serialize_rounds, turn_of};
 use crate::provider::transport::ApiKey;
-use crate::provider::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
-use crate::request::{ResponseFormat, SharedSchema};
+use crate::provider::{
+    AiResponse, FinishReason, ProviderError, ProviderErrorKind, RequestTools, ToolCall,
+    ToolChoice as ToolsChoice,
+};
+use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 use crate::result::{IssueKind, ResultIssue, Usage};
 
 /// The tool's description, for a forced tool whose input is the answer.
@@ -92,14 +106,6 @@ pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
                 .into(),
         ));
     }
-    if request.tools.is_some() {
-        return Err(refuse(
-            provider,
-            "BedrockProvider does not offer tools to the model: leave out `.tool(..)` and use \
-             OutputMode::Native (the default) with this provider"
-                .into(),
-        ));
-    }
     if let Some(effort) = request.reasoning_effort {
         if request.thinking_budget.is_none() {
             return Err(refuse(provider, format!(
@@ -127,31 +133,7 @@ pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
             "Claude's extended thinking on Bedrock takes no changed temperature: leave `temperature` or `thinking_budget` unset for {model}"
         )));
     }
-    let tool_config = match request.format {
-        ResponseFormat::Text | ResponseFormat::JsonObject => None,
-        ResponseFormat::JsonSchema => {
-            if thinking.is_some() {
-                return Err(refuse(provider, format!(
-                    "{model} on Bedrock cannot think while forced to answer through a tool, which is how a strict schema is sent: leave `thinking_budget` unset, or ask for JSON without a schema"
-                )));
-            }
-            let name = request.schema_name.as_str();
-            Some(ToolConfig {
-                tools: [ToolEntry {
-                    tool_spec: ToolSpec {
-                        name,
-                        description: ANSWER_TOOL,
-                        input_schema: InputSchema {
-                            json: strict_schema(request, provider)?,
-                        },
-                    },
-                }],
-                tool_choice: ToolChoice {
-                    tool: NamedTool { name },
-                },
-            })
-        }
-    };
+    let tool_config = tool_config(call, thinking.is_some())?;
     let max_tokens = match thinking {
         // The budget counts in maxTokens, which must exceed it: the reply keeps its own limit.
         Some(budget) => Some(budget.saturating_add(request.max_output_tokens.unwrap_or(4096))),
@@ -169,10 +151,13 @@ pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
         }
     }
     let body = ConverseBody {
-        messages: [Message {
-            role: "user",
-            content: parts::UserContent::of(request),
-        }],
+        messages: Messages {
+            user: Message {
+                role: "user",
+                content: parts::UserContent::of(request),
+            },
+            tools: request.tools.as_deref(),
+        },
         system,
         inference_config: InferenceConfig {
             max_tokens,
@@ -192,10 +177,110 @@ pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
     request_body(&body, request, provider)
 }
 
+/// The `toolConfig` of `call`: the schema's tool, the caller's tools, or both; `None` when
+/// the request offers neither.
+fn tool_config(call: Call<'_>, thinks: bool) -> Result<Option<ToolConfig<'_>>, ProviderError> {
+    let (request, model, provider) = (call.request, call.model, call.provider);
+    let answer = match request.format {
+        ResponseFormat::JsonSchema => Some(request.schema_name.as_str()),
+        ResponseFormat::Text | ResponseFormat::JsonObject => None,
+    };
+    let answer_entry = |name| -> Result<ToolEntry<'_>, ProviderError> {
+        Ok(ToolEntry {
+            tool_spec: ToolSpec {
+                name,
+                description: ANSWER_TOOL,
+                input_schema: InputSchema {
+                    json: SchemaJson::Shared(strict_schema(request, provider)?),
+                },
+            },
+        })
+    };
+    let Some(offered) = request.tools.as_deref() else {
+        let Some(name) = answer else {
+            return Ok(None);
+        };
+        if thinks {
+            return Err(refuse(provider, format!(
+                "{model} on Bedrock cannot think while forced to answer through a tool, which is how a strict schema is sent: leave `thinking_budget` unset, or ask for JSON without a schema"
+            )));
+        }
+        return Ok(Some(ToolConfig {
+            tools: vec![answer_entry(name)?],
+            tool_choice: ToolChoice::Tool(NamedTool { name }),
+        }));
+    };
+    let mut tools = Vec::with_capacity(offered.definitions.len() + 1);
+    for definition in offered.definitions.iter() {
+        if Some(definition.name.as_str()) == answer {
+            return Err(refuse(provider, format!(
+                "a tool is named `{}`, the name the answer's schema goes under on Bedrock: give the tool another name",
+                definition.name
+            )));
+        }
+        tools.push(ToolEntry {
+            tool_spec: ToolSpec {
+                name: &definition.name,
+                description: &definition.description,
+                input_schema: InputSchema {
+                    json: SchemaJson::Value(&definition.parameters),
+                },
+            },
+        });
+    }
+    if let Some(name) = answer {
+        tools.push(answer_entry(name)?);
+    }
+    let tool_choice = match (offered.choice, answer) {
+        (ToolsChoice::Required, _) if thinks => {
+            return Err(refuse(provider, format!(
+                "{model} on Bedrock refuses a forced tool call (OutputMode::Tool) together with extended thinking (thinking_budget)"
+            )));
+        }
+        (ToolsChoice::Required, _) => ToolChoice::Any(Empty {}),
+        (ToolsChoice::None, Some(name)) if !thinks => ToolChoice::Tool(NamedTool { name }),
+        _ => ToolChoice::Auto(Empty {}),
+    };
+    Ok(Some(ToolConfig { tools, tool_choice }))
+}
+
+/// The `messages` list: the user message, then each round's assistant turn and results.
+struct Messages<'a> {
+    user: Message<'a>,
+    tools: Option<&'a RequestTools>,
+}
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_rounds(serializer, &self.user, self.tools, |round| {
+            let content = turn_of(
+                round,
+                |text| json!({"text": text}),
+                |call| tool_use(&call.id, &call.name, arguments_object(&call.arguments)),
+            );
+            let results: Vec<Value> = round
+                .results
+                .iter()
+                .map(|result| {
+                    json!({"toolResult": {
+                        "toolUseId": result.call_id,
+                        "content": [{"text": result.content}],
+                        "status": if result.is_error { "error" } else { "success" },
+                    }})
+                })
+                .collect();
+            [
+                json!({"role": "assistant", "content": content}),
+                json!({"role": "user", "content": results}),
+            ]
+        })
+    }
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ConverseBody<'a> {
-    messages: [Message<'a>; 1],
+    messages: Messages<'a>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     system: Vec<SystemBlock<'a>>,
     inference_config: InferenceConfig<'a>,
@@ -243,7 +328,7 @@ struct InferenceConfig<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ToolConfig<'a> {
-    tools: [ToolEntry<'a>; 1],
+    tools: Vec<ToolEntry<'a>>,
     tool_choice: ToolChoice<'a>,
 }
 
@@ -257,19 +342,34 @@ struct ToolEntry<'a> {
 #[serde(rename_all = "camelCase")]
 struct ToolSpec<'a> {
     name: &'a str,
-    description: &'static str,
+    description: &'a str,
     input_schema: InputSchema<'a>,
 }
 
 #[derive(Serialize)]
 struct InputSchema<'a> {
-    json: &'a SharedSchema,
+    json: SchemaJson<'a>,
+}
+
+/// A tool's input schema: the answer's (shared, serialized once) or a caller tool's.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum SchemaJson<'a> {
+    Shared(&'a SharedSchema),
+    Value(&'a Value),
+}
+
+/// `{"auto": {}}`, `{"any": {}}` or `{"tool": {"name"}}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+enum ToolChoice<'a> {
+    Auto(Empty),
+    Any(Empty),
+    Tool(NamedTool<'a>),
 }
 
 #[derive(Serialize)]
-struct ToolChoice<'a> {
-    tool: NamedTool<'a>,
-}
+struct Empty {}
 
 #[derive(Serialize)]
 struct NamedTool<'a> {
@@ -343,8 +443,33 @@ impl ConverseUsage {
     }
 }
 
-/// Reads a Converse reply: the forced tool's input when the model called it, else the text.
-pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse, ProviderError> {
+/// What a request offered, for reading its reply: the name its schema's tool goes under, and
+/// whether the caller's tools were offered too.
+#[derive(Default, Clone, Copy)]
+pub(super) struct Offered<'a> {
+    answer: Option<&'a str>,
+    callers: bool,
+}
+
+impl<'a> Offered<'a> {
+    pub(super) fn of(request: &'a AiRequest) -> Self {
+        Offered {
+            answer: (request.format == ResponseFormat::JsonSchema)
+                .then_some(request.schema_name.as_str()),
+            callers: request.tools.is_some(),
+        }
+    }
+}
+
+/// Reads a Converse reply: the schema's tool input when the model called it, else the text; a
+/// call of another tool, when the caller's tools were offered, is a tool call (its turn kept
+/// for the next round, each `toolUse` as the API takes it back).
+pub(super) fn parse(
+    body: &[u8],
+    model: &str,
+    key: &ApiKey,
+    offered: Offered<'_>,
+) -> Result<AiResponse, ProviderError> {
     let reply: ConverseReply = read_reply(body, "Bedrock Converse", key)?;
     let Some(content) = reply.output.and_then(|o| o.message).map(|m| m.content) else {
         let why = reply.message.map_or_else(
@@ -356,11 +481,22 @@ pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse
     let mut text = String::new();
     let mut reasoning = Vec::new();
     let mut answer = None;
+    let mut calls = Vec::new();
     for block in &content {
         if let Some(t) = block.get("text").and_then(Value::as_str) {
             text.push_str(t);
-        } else if let Some(input) = block.get("toolUse").and_then(|t| t.get("input")) {
-            answer.get_or_insert_with(|| input.to_string());
+        } else if let Some(tool_use) = block.get("toolUse") {
+            let name = tool_use.get("name").and_then(Value::as_str).unwrap_or("");
+            let input = tool_use.get("input").cloned().unwrap_or_else(|| json!({}));
+            if offered.callers && Some(name) != offered.answer {
+                let id = tool_use
+                    .get("toolUseId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                calls.push(ToolCall::new(id, name, input.to_string()));
+            } else {
+                answer.get_or_insert_with(|| input.to_string());
+            }
         } else if let Some(t) = block
             .pointer("/reasoningContent/reasoningText/text")
             .and_then(Value::as_str)
@@ -368,17 +504,42 @@ pub(super) fn parse(body: &[u8], model: &str, key: &ApiKey) -> Result<AiResponse
             reasoning.push(t);
         }
     }
-    let finish_reason = stop_reason(reply.stop_reason.as_deref(), answer.is_some());
+    let by_tool = answer.is_some() || !calls.is_empty();
+    let finish_reason = stop_reason(reply.stop_reason.as_deref(), by_tool);
+    let turn: Vec<Value> = if calls.is_empty() {
+        Vec::new()
+    } else {
+        content.iter().map(turn_block).collect()
+    };
+    let (calls, vendor_turn) = calls_and_turn(calls, &turn);
     let mut response = AiResponse::new(answer.unwrap_or(text), model);
     response.finish_reason = finish_reason;
     let reasoning: String = reasoning.concat();
     response.reasoning = (!reasoning.trim().is_empty()).then_some(reasoning);
     response.usage = reply.usage.unwrap_or_default().usage();
+    response.tool_calls = calls;
+    response.vendor_turn = vendor_turn;
     Ok(response)
 }
 
+/// A block of the model's turn as Converse takes it back: a `toolUse` with its `toolUseId`,
+/// `name` and `input` only (a reply's may carry more, such as `type`), any other as it came.
+fn turn_block(block: &Value) -> Value {
+    let Some(call) = block.get("toolUse") else {
+        return block.clone();
+    };
+    let field = |name| call.get(name).and_then(Value::as_str).unwrap_or("");
+    let input = call.get("input").cloned().unwrap_or_else(|| json!({}));
+    tool_use(field("toolUseId"), field("name"), input)
+}
+
+/// A `toolUse` block as Converse takes it back.
+fn tool_use(id: &str, name: &str, input: Value) -> Value {
+    json!({"toolUse": {"toolUseId": id, "name": name, "input": input}})
+}
+
 /// Why the model stopped, from `stopReason`; `tool_use` is a natural end when the answer came
-/// through the forced tool.
+/// through the schema's tool, or the model called the caller's tools.
 pub(super) fn stop_reason(reason: Option<&str>, answered_by_tool: bool) -> FinishReason {
     match reason {
         None | Some("end_turn" | "stop_sequence") => FinishReason::Stop,

@@ -31,7 +31,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
 use super::dialect;
-use crate::provider::tool_wire::{arguments_object, calls_and_turn, serialize_rounds};
+use crate::provider::tool_wire::{arguments_object, calls_and_turn, serialize_rounds, turn_of};
 use crate::provider::{ProviderError, ProviderErrorKind, RequestTools, ToolCall, ToolChoice};
 use crate::request::AiRequest;
 
@@ -93,23 +93,18 @@ pub(super) struct Contents<'a, C> {
 impl<C: Serialize> Serialize for Contents<'_, C> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serialize_rounds(serializer, &self.user, self.tools, |round| {
-            let parts = match &round.vendor_turn {
-                Some(turn) => turn.clone(),
-                None => Value::Array(
-                    (!round.text.is_empty())
-                        .then(|| json!({"text": round.text}))
-                        .into_iter()
-                        .chain(round.calls.iter().map(|call| {
-                            let mut function =
-                                json!({"name": call.name, "args": arguments_object(&call.arguments)});
-                            if !call.id.is_empty() {
-                                function["id"] = Value::from(call.id.as_str());
-                            }
-                            json!({"functionCall": function})
-                        }))
-                        .collect(),
-                ),
-            };
+            let parts = turn_of(
+                round,
+                |text| json!({"text": text}),
+                |call| {
+                    let mut function =
+                        json!({"name": call.name, "args": arguments_object(&call.arguments)});
+                    if !call.id.is_empty() {
+                        function["id"] = Value::from(call.id.as_str());
+                    }
+                    json!({"functionCall": function})
+                },
+            );
             let responses: Vec<Value> = round
                 .results
                 .iter()

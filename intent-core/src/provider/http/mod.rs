@@ -111,6 +111,9 @@ impl<V> HttpProvider<V> {
     }
 }
 
+/// A reply read: the provider's answer, or why it could not be read.
+pub(crate) type ReplyRead = Result<AiResponse, ProviderError>;
+
 /// A vendor's wire: all an [`HttpProvider`] needs to know of one API beyond what every vendor
 /// shares. Implemented once per vendor folder, in its `mod.rs`; the transport, the settings and
 /// the [`Provider`] methods are the generic provider's.
@@ -212,6 +215,19 @@ pub(crate) trait Vendor: Clone + fmt::Debug + Send + Sync + Sized + 'static {
     /// The decoder of a streamed reply to a request for `model`, or `None` when the API (as the
     /// vendor is set) streams no events: the reply then comes whole, as one piece.
     fn events(&self, model: &str, key: &ApiKey) -> Option<Self::Events>;
+
+    /// Reads a whole reply to `call`: [`reply`](Self::reply), unless the vendor reads a reply
+    /// by what its request offered (Bedrock tells the tool its schema went as from the
+    /// caller's tools).
+    fn reply_to(&self, body: &[u8], call: Call<'_>, key: &ApiKey) -> ReplyRead {
+        self.reply(body, call.model, key)
+    }
+
+    /// The decoder of a streamed reply to `call`: [`events`](Self::events), unless the vendor
+    /// reads some requests' replies whole.
+    fn events_for(&self, call: Call<'_>, key: &ApiKey) -> Option<Self::Events> {
+        self.events(call.model, key)
+    }
 
     /// The vendor's batch API on `provider`, when it has one (see [`VendorBatch`]).
     fn batch_client(_provider: &HttpProvider<Self>) -> Option<BatchClient<'_>> {
@@ -382,7 +398,9 @@ async fn send<V: Vendor>(
     provider
         .transport
         .send_json_at(post, |reply| {
-            provider.vendor.reply(reply, model, &provider.key)
+            provider
+                .vendor
+                .reply_to(reply, provider.call(request), &provider.key)
         })
         .await
 }
@@ -396,7 +414,9 @@ async fn open<'a, V: Vendor>(
     let model = provider.model_for(request);
     let post = post(provider, request, model, true).await?;
     open_and_read(&provider.transport, post, decoder, |reply| {
-        provider.vendor.reply(reply, model, &provider.key)
+        provider
+            .vendor
+            .reply_to(reply, provider.call(request), &provider.key)
     })
     .await
 }
@@ -442,7 +462,7 @@ impl<V: Vendor> Provider for HttpProvider<V> {
     }
 
     fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {
-        match self.vendor.events(self.model_for(request), &self.key) {
+        match self.vendor.events_for(self.call(request), &self.key) {
             Some(decoder) => opening(open(self, request, decoder)),
             None => whole_reply(self.complete(request)),
         }
