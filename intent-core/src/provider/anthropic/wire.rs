@@ -274,14 +274,12 @@ impl MessagesUsage {
     /// leaves out.
     pub(super) fn usage(&self) -> Usage {
         Usage::one_call_with_cache_apart(
-            self.input_tokens.unwrap_or(0),
-            self.cache_creation_input_tokens.unwrap_or(0),
-            self.cache_read_input_tokens.unwrap_or(0),
-            self.output_tokens.unwrap_or(0),
+            self.input_tokens,
+            self.cache_creation_input_tokens,
+            self.cache_read_input_tokens,
+            self.output_tokens,
             // Counted in output_tokens too; models before 4.6 report no separate figure.
-            self.output_tokens_details
-                .and_then(|d| d.thinking_tokens)
-                .unwrap_or(0),
+            self.output_tokens_details.and_then(|d| d.thinking_tokens),
         )
     }
 }
