@@ -19,7 +19,9 @@ use reqwest::header::HeaderMap;
 use reqwest::Url;
 
 use super::cloud::aws::AwsCredentials;
-use super::http::{env_var, with_defaults, Call, Cloud, Defaults, Env, HttpProvider, Vendor};
+use super::http::{
+    env_var, with_defaults, Call, Cloud, Defaults, Env, HttpProvider, Outgoing, Vendor,
+};
 use super::transport::ApiKey;
 use super::{AiResponse, BoxFuture, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
@@ -302,13 +304,8 @@ impl Cloud for Route {
         converse_url(base_url, model, stream)
     }
 
-    fn authorize<'a>(
-        &'a self,
-        url: &'a Url,
-        body: &'a [u8],
-        headers: &'a mut HeaderMap,
-    ) -> BoxFuture<'a, Result<(), ProviderError>> {
-        self.credentials.authorize(url, body, headers)
+    fn authorize<'a>(&'a self, request: Outgoing<'a>) -> BoxFuture<'a, Result<(), ProviderError>> {
+        Box::pin(self.credentials.sign_post(request))
     }
 }
 

@@ -27,13 +27,12 @@ use aws_sigv4::http_request::{
 };
 use aws_sigv4::sign::v4;
 use aws_smithy_runtime_api::client::identity::Identity;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
-use reqwest::Url;
+use reqwest::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use tokio::sync::{Mutex, OnceCell};
 
-use crate::provider::http::key_header_value;
+use crate::provider::http::{key_header_value, Outgoing};
 use crate::provider::transport::error_chain;
-use crate::provider::{BoxFuture, ProviderError, ProviderErrorKind};
+use crate::provider::{ProviderError, ProviderErrorKind};
 
 /// Bedrock's signing name.
 pub(crate) const SERVICE: &str = "bedrock";
@@ -129,39 +128,33 @@ impl AwsCredentials {
         Ok(credentials)
     }
 
-    /// Signs a POST of `body` to `url` for Bedrock in `region`, adding the signature's headers
-    /// to `headers`.
-    pub(crate) fn authorize<'a>(
-        &'a self,
-        url: &'a Url,
-        body: &'a [u8],
-        headers: &'a mut HeaderMap,
-    ) -> BoxFuture<'a, Result<(), ProviderError>> {
-        Box::pin(async move {
-            let credentials = self.current().await?;
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            let signed = signature(
-                &Signing {
-                    credentials: &credentials,
-                    region: &self.region,
-                    service: SERVICE,
-                    time: SystemTime::now(),
-                    body_digest_header: false,
-                },
-                "POST",
-                url.as_str(),
-                &[("content-type", "application/json")],
-                body,
-            )
-            .map_err(|e| ProviderError::new(ProviderErrorKind::Config, e))?;
-            for (name, value) in signed {
-                let name = HeaderName::from_bytes(name.as_bytes())
-                    .map_err(|e| ProviderError::new(ProviderErrorKind::Config, e.to_string()))?;
-                let value = key_header_value(&value, "bedrock")?;
-                headers.insert(name, value);
-            }
-            Ok(())
-        })
+    /// Signs the POST `request` for Bedrock in `region`, adding the signature's headers to its
+    /// headers.
+    pub(crate) async fn sign_post(&self, request: Outgoing<'_>) -> Result<(), ProviderError> {
+        let Outgoing { url, body, headers } = request;
+        let credentials = self.current().await?;
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let signed = signature(
+            &Signing {
+                credentials: &credentials,
+                region: &self.region,
+                service: SERVICE,
+                time: SystemTime::now(),
+                body_digest_header: false,
+            },
+            "POST",
+            url.as_str(),
+            &[("content-type", "application/json")],
+            body,
+        )
+        .map_err(|e| ProviderError::new(ProviderErrorKind::Config, e))?;
+        for (name, value) in signed {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| ProviderError::new(ProviderErrorKind::Config, e.to_string()))?;
+            let value = key_header_value(&value, "bedrock")?;
+            headers.insert(name, value);
+        }
+        Ok(())
     }
 }
 

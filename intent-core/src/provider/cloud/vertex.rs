@@ -29,11 +29,11 @@ use serde_json::Value;
 use super::google::GoogleAuth;
 use super::{check_model, endpoint};
 use crate::error::IntentError;
-use crate::provider::http::{env_var, key_header_value, Cloud};
+use crate::provider::http::{env_var, key_header_value, Cloud, Outgoing};
 use crate::provider::pieces::PieceStream;
 use crate::provider::{
-    AiResponse, AnthropicProvider, BoxFuture, GeminiProvider, Provider, ProviderError,
-    ProviderErrorKind, RetryPolicy,
+    AnthropicProvider, BoxFuture, GeminiProvider, Provider, ProviderError, ProviderErrorKind,
+    ReplyFuture, RetryPolicy,
 };
 use crate::request::AiRequest;
 use crate::result::ResultIssue;
@@ -372,10 +372,7 @@ impl Provider for VertexProvider {
         Some(&self.model)
     }
 
-    fn complete<'a>(
-        &'a self,
-        request: &'a AiRequest,
-    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+    fn complete<'a>(&'a self, request: &'a AiRequest) -> ReplyFuture<'a> {
         match self.pick(request) {
             Ok(provider) => provider.complete(request),
             Err(error) => Box::pin(std::future::ready(Err(error))),
@@ -500,15 +497,10 @@ impl Cloud for Route {
         headers
     }
 
-    fn authorize<'a>(
-        &'a self,
-        _url: &'a Url,
-        _body: &'a [u8],
-        headers: &'a mut HeaderMap,
-    ) -> BoxFuture<'a, Result<(), ProviderError>> {
+    fn authorize<'a>(&'a self, request: Outgoing<'a>) -> BoxFuture<'a, Result<(), ProviderError>> {
         Box::pin(async move {
             let token = self.auth.token().await?;
-            headers.insert(
+            request.headers.insert(
                 AUTHORIZATION,
                 key_header_value(&format!("Bearer {token}"), "vertex")?,
             );
