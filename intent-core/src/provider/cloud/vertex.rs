@@ -512,7 +512,7 @@ impl Cloud for Route {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::http::vars;
+    use crate::provider::http::{assert_refused, vars};
 
     #[test]
     fn from_env_reads_project_location_model_and_names_the_variables_when_unset() {
@@ -529,20 +529,18 @@ mod tests {
             vertex.endpoint(),
             "https://us-east5-aiplatform.googleapis.com/v1/projects/vertex-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict"
         );
-        let error = VertexProvider::from_vars(vars(&[]))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            error.contains("GOOGLE_VERTEX_PROJECT") && error.contains("GOOGLE_CLOUD_PROJECT"),
-            "{error}"
+        assert_refused(
+            VertexProvider::from_vars(vars(&[])),
+            &["GOOGLE_VERTEX_PROJECT", "GOOGLE_CLOUD_PROJECT"],
         );
-        let error = VertexProvider::from_vars(vars(&[
+        let bad_location = [
             ("GOOGLE_CLOUD_PROJECT", "p"),
             ("GOOGLE_CLOUD_LOCATION", "evil.example/"),
-        ]))
-        .unwrap_err()
-        .to_string();
-        assert!(error.contains("not a Vertex AI location"), "{error}");
+        ];
+        assert_refused(
+            VertexProvider::from_vars(vars(&bad_location)),
+            &["not a Vertex AI location"],
+        );
     }
 
     #[test]

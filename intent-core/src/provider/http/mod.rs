@@ -35,7 +35,7 @@ pub(crate) use body::{
 };
 pub(crate) use cloud::{Cloud, Outgoing};
 #[cfg(all(test, any(feature = "bedrock", feature = "vertex")))]
-pub(crate) use settings::vars;
+pub(crate) use settings::{assert_refused, vars};
 pub(crate) use settings::{env_var, from_vars, with_defaults, Defaults, Env};
 
 use std::borrow::Cow;
