@@ -236,6 +236,23 @@ mod tests {
         });
     }
 
+    /// The headers that sign the suite's POST to `https://example.amazonaws.com/` with `headers`
+    /// and `body`.
+    fn signed_post(
+        signing: &Signing<'_>,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Vec<(String, String)> {
+        signature(
+            signing,
+            "POST",
+            "https://example.amazonaws.com/",
+            headers,
+            body,
+        )
+        .unwrap()
+    }
+
     fn header<'h>(signed: &'h [(String, String)], name: &str) -> &'h str {
         signed
             .iter()
@@ -248,14 +265,7 @@ mod tests {
     fn post_vanilla_signs_as_the_published_vector() {
         // v4/post-vanilla/header-signed-request.txt
         suite(false, |signing| {
-            let signed = signature(
-                signing,
-                "POST",
-                "https://example.amazonaws.com/",
-                &[("host", "example.amazonaws.com")],
-                b"",
-            )
-            .unwrap();
+            let signed = signed_post(signing, &[("host", "example.amazonaws.com")], b"");
             assert_eq!(header(&signed, "x-amz-date"), "20150830T123600Z");
             assert_eq!(
                 header(&signed, "authorization"),
@@ -273,14 +283,7 @@ mod tests {
                 ("host", "example.amazonaws.com"),
                 ("content-length", "13"),
             ];
-            let signed = signature(
-                signing,
-                "POST",
-                "https://example.amazonaws.com/",
-                &headers,
-                b"Param1=value1",
-            )
-            .unwrap();
+            let signed = signed_post(signing, &headers, b"Param1=value1");
             assert_eq!(
                 header(&signed, "x-amz-content-sha256"),
                 "9095672bbd1f56dfc5b65f3e153adc8731a4a654192329106275f4c7b24d0b6e"
@@ -295,12 +298,8 @@ mod tests {
     #[test]
     fn a_changed_body_changes_the_signature() {
         suite(false, |signing| {
-            let sign = |body: &[u8]| {
-                let signed =
-                    signature(signing, "POST", "https://example.amazonaws.com/", &[], body)
-                        .unwrap();
-                header(&signed, "authorization").to_owned()
-            };
+            let sign =
+                |body: &[u8]| header(&signed_post(signing, &[], body), "authorization").to_owned();
             assert_ne!(sign(b"{}"), sign(b"{ }"));
         });
     }
