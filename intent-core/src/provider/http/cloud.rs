@@ -31,8 +31,9 @@ pub(crate) trait Cloud: Send + Sync + fmt::Debug + 'static {
 }
 
 /// One request on its way to a cloud: where it goes, its body as sent, and its headers, which
-/// [`Cloud::authorize`] adds to. (Read only by the clouds, which are behind features.)
-#[cfg_attr(not(any(feature = "bedrock", feature = "vertex")), allow(dead_code))]
+/// [`Cloud::authorize`] adds to. (Read only by the clouds, which are behind features; the URL
+/// and body only by Bedrock's signature.)
+#[cfg_attr(not(feature = "bedrock"), allow(dead_code))]
 pub(crate) struct Outgoing<'a> {
     /// The request's endpoint.
     pub(crate) url: &'a Url,
