@@ -146,19 +146,24 @@ pub struct Usage {
 impl Usage {
     /// The usage of one call whose `input` leaves out the tokens written to and read from the
     /// prompt cache, as Anthropic's Messages API and Bedrock's Converse API count them: the
-    /// input here counts all three, and `cached_tokens` the reads.
+    /// input here counts all three, and `cached_tokens` the reads. A count the reply left out
+    /// (or wrote unreadably) is 0.
     pub(crate) fn one_call_with_cache_apart(
-        input: u64,
-        cache_write: u64,
-        cache_read: u64,
-        output: u64,
-        reasoning: u64,
+        input: Option<u64>,
+        cache_write: Option<u64>,
+        cache_read: Option<u64>,
+        output: Option<u64>,
+        reasoning: Option<u64>,
     ) -> Usage {
+        let cache_read = cache_read.unwrap_or(0);
         Usage {
-            input_tokens: input.saturating_add(cache_write).saturating_add(cache_read),
-            output_tokens: output,
+            input_tokens: input
+                .unwrap_or(0)
+                .saturating_add(cache_write.unwrap_or(0))
+                .saturating_add(cache_read),
+            output_tokens: output.unwrap_or(0),
             cached_tokens: cache_read,
-            reasoning_tokens: reasoning,
+            reasoning_tokens: reasoning.unwrap_or(0),
             calls: 1,
         }
     }

@@ -183,6 +183,17 @@ struct Visit<'a> {
     rewrite: bool,
 }
 
+impl<'a> Visit<'a> {
+    /// The visit of `node`, the member `key` of the schema at `path`.
+    fn member(path: &str, key: &str, node: &'a mut Value, rewrite: bool) -> Self {
+        Visit {
+            path: child_path(path, key),
+            node,
+            rewrite,
+        }
+    }
+}
+
 /// Keywords whose value is one schema.
 const SCHEMA_KEYWORDS: &[&str] = &[
     "additionalProperties",
@@ -244,27 +255,15 @@ fn check_and_rewrite(mut stack: Vec<Visit<'_>>, base: &str) -> Result<(), Schema
             } else if key == "items" {
                 match child {
                     Value::Array(list) => push_list(&mut stack, list, &path, key, rewrite),
-                    item => stack.push(Visit {
-                        path: child_path(&path, key),
-                        node: item,
-                        rewrite,
-                    }),
+                    item => stack.push(Visit::member(&path, key, item, rewrite)),
                 }
             } else if SCHEMA_KEYWORDS.contains(&key) {
-                stack.push(Visit {
-                    path: child_path(&path, key),
-                    node: child,
-                    rewrite,
-                });
+                stack.push(Visit::member(&path, key, child, rewrite));
             } else if NAMED_SCHEMA_KEYWORDS.contains(&key) {
                 if let Value::Object(named) = child {
                     let base = child_path(&path, key);
                     for (name, schema) in named.iter_mut() {
-                        stack.push(Visit {
-                            path: child_path(&base, name),
-                            node: schema,
-                            rewrite,
-                        });
+                        stack.push(Visit::member(&base, name, schema, rewrite));
                     }
                 }
             } else if SCHEMA_LIST_KEYWORDS.contains(&key) {

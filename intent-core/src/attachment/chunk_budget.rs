@@ -16,8 +16,8 @@
 //! provider this library ships, whichever of them the client falls back to. An attachment given
 //! by URL counts towards the number of attachments only: its size is the provider's to find.
 
-use super::provider_limits::Measure;
-use super::{Attachment, Kind};
+use super::provider_limits::{Limits, Measure};
+use super::Attachment;
 
 const MB: usize = 1024 * 1024;
 
@@ -35,27 +35,21 @@ pub(crate) struct Load {
 pub(crate) struct RequestBudget {
     /// Whose limits they are, as refusals name them.
     pub(crate) source: &'static str,
-    /// The most attachments in one request.
-    pub(crate) max_count: usize,
-    /// The largest image, in `measure` bytes.
-    pub(crate) max_image: usize,
-    /// The largest PDF, in `measure` bytes.
-    pub(crate) max_pdf: usize,
-    /// The most inline attachment bytes in one request, in `measure` bytes.
-    pub(crate) max_total: usize,
-    /// How sizes are measured.
-    pub(crate) measure: Measure,
+    /// The limits themselves.
+    pub(crate) limits: Limits,
 }
 
 /// The budget of a collection chunk's request: the smallest limits among the providers this
 /// library ships (see the [module docs](self)).
 pub(crate) const CHUNK_BUDGET: RequestBudget = RequestBudget {
     source: "the smallest among the providers (Anthropic Messages)",
-    max_count: 100,
-    max_image: 5 * MB,
-    max_pdf: 32 * MB,
-    max_total: 32 * MB,
-    measure: Measure::Base64,
+    limits: Limits {
+        max_count: 100,
+        max_image: 5 * MB,
+        max_pdf: 32 * MB,
+        max_total: 32 * MB,
+        measure: Measure::Base64,
+    },
 };
 
 impl RequestBudget {
@@ -65,37 +59,32 @@ impl RequestBudget {
             count: attachments.len(),
             size: attachments
                 .iter()
-                .fold(0usize, |sum, a| sum.saturating_add(self.size(a))),
+                .fold(0usize, |sum, a| sum.saturating_add(self.limits.size(a))),
         }
     }
 
     /// Whether a request already carrying `used` can take `more` as well.
     pub(crate) fn fits(&self, used: Load, more: Load) -> bool {
-        used.count.saturating_add(more.count) <= self.max_count
-            && used.size.saturating_add(more.size) <= self.max_total
+        used.count.saturating_add(more.count) <= self.limits.max_count
+            && used.size.saturating_add(more.size) <= self.limits.max_total
     }
 
     /// Why one element's `attachments` fit in no request, as an issue's message (`None` when
     /// they fit): the first limit broken, naming the attachment, its size and the limit.
     pub(crate) fn refusal(&self, attachments: &[Attachment]) -> Option<String> {
-        let measured = match self.measure {
-            Measure::Raw => "",
-            Measure::Base64 => " as base64",
-        };
-        if attachments.len() > self.max_count {
+        let limits = &self.limits;
+        let measured = limits.measured();
+        if attachments.len() > limits.max_count {
             return Some(format!(
                 "The element carries {} attachments, more than the {} one request may carry (the limit of attachments per request, {}); nothing was sent for it.",
                 attachments.len(),
-                self.max_count,
+                limits.max_count,
                 self.source
             ));
         }
         for (i, attachment) in attachments.iter().enumerate() {
-            let (limit, what) = match attachment.kind() {
-                Kind::Pdf => (self.max_pdf, "PDF"),
-                _ => (self.max_image, "image"),
-            };
-            let size = self.size(attachment);
+            let (limit, what) = limits.per_attachment(attachment.kind());
+            let size = limits.size(attachment);
             if attachment.bytes().is_some() && size > limit {
                 return Some(format!(
                     "The element's attachment {} ({}) is {size} bytes{measured}, more than the limit of {limit} bytes per {what} ({}); nothing was sent for it.",
@@ -106,20 +95,13 @@ impl RequestBudget {
             }
         }
         let load = self.load(attachments);
-        if load.size > self.max_total {
+        if load.size > limits.max_total {
             return Some(format!(
                 "The element's {} attachments are {} bytes{measured} together, more than the limit of {} bytes per request ({}); nothing was sent for it.",
-                load.count, load.size, self.max_total, self.source
+                load.count, load.size, limits.max_total, self.source
             ));
         }
         None
-    }
-
-    fn size(&self, attachment: &Attachment) -> usize {
-        match self.measure {
-            Measure::Raw => attachment.size().unwrap_or(0),
-            Measure::Base64 => attachment.encoded_len(),
-        }
     }
 }
 

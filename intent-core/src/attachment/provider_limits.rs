@@ -28,6 +28,14 @@ pub(crate) struct AttachmentRules {
     pub(crate) takes_url: fn(Kind, &str) -> bool,
     /// What a refused URL should be instead.
     pub(crate) url_advice: &'static str,
+    /// How many attachments one request carries and how large they may be.
+    pub(crate) limits: Limits,
+}
+
+/// How many attachments one request may carry and how large they may be, as one provider API
+/// (or a collection chunk's budget) counts them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
     /// The most attachments in one request.
     pub(crate) max_count: usize,
     /// The largest image, in `measure` bytes.
@@ -38,6 +46,33 @@ pub(crate) struct AttachmentRules {
     pub(crate) max_total: usize,
     /// How sizes are measured.
     pub(crate) measure: Measure,
+}
+
+impl Limits {
+    /// The size of `attachment` as these limits measure it.
+    pub(crate) fn size(&self, attachment: &Attachment) -> usize {
+        match self.measure {
+            Measure::Raw => attachment.size().unwrap_or(0),
+            Measure::Base64 => attachment.encoded_len(),
+        }
+    }
+
+    /// The limit on one attachment of `kind`, and what that attachment is called ("PDF",
+    /// "image").
+    pub(crate) fn per_attachment(&self, kind: Kind) -> (usize, &'static str) {
+        match kind {
+            Kind::Pdf => (self.max_pdf, "PDF"),
+            _ => (self.max_image, "image"),
+        }
+    }
+
+    /// How a size is measured, as a message says it after the figure ("" or " as base64").
+    pub(crate) fn measured(&self) -> &'static str {
+        match self.measure {
+            Measure::Raw => "",
+            Measure::Base64 => " as base64",
+        }
+    }
 }
 
 impl AttachmentRules {
@@ -55,11 +90,13 @@ impl AttachmentRules {
             takes_pdf: true,
             takes_url: |_, _| false,
             url_advice: "attach the bytes instead",
-            max_count: usize::MAX,
-            max_image: usize::MAX,
-            max_pdf: usize::MAX,
-            max_total: usize::MAX,
-            measure,
+            limits: Limits {
+                max_count: usize::MAX,
+                max_image: usize::MAX,
+                max_pdf: usize::MAX,
+                max_total: usize::MAX,
+                measure,
+            },
         }
     }
 
@@ -72,10 +109,10 @@ impl AttachmentRules {
         pdf: usize,
         total: usize,
     ) -> Self {
-        self.max_count = count;
-        self.max_image = image;
-        self.max_pdf = pdf;
-        self.max_total = total;
+        self.limits.max_count = count;
+        self.limits.max_image = image;
+        self.limits.max_pdf = pdf;
+        self.limits.max_total = total;
         self
     }
 
@@ -107,11 +144,12 @@ impl AttachmentRules {
             )
             .with_provider(provider)
         };
-        if attachments.len() > self.max_count {
+        let limits = &self.limits;
+        if attachments.len() > limits.max_count {
             return Err(refuse(format!(
                 "{} takes at most {} attachments in one request; this one has {}",
                 self.api,
-                self.max_count,
+                limits.max_count,
                 attachments.len()
             )));
         }
@@ -149,16 +187,13 @@ impl AttachmentRules {
                     }
                 }
                 Source::Bytes(_) => {
-                    let size = self.size(attachment);
-                    let (limit, what) = match kind {
-                        Kind::Pdf => (self.max_pdf, "PDF"),
-                        _ => (self.max_image, "image"),
-                    };
+                    let size = limits.size(attachment);
+                    let (limit, what) = limits.per_attachment(kind);
                     if size > limit {
                         return Err(refuse(format!(
                             "{} is {size} bytes{}, more than {}'s limit of {limit} bytes per {what}",
                             which(),
-                            self.measured(),
+                            limits.measured(),
                             self.api
                         )));
                     }
@@ -166,30 +201,16 @@ impl AttachmentRules {
                 }
             }
         }
-        if total > self.max_total {
+        if total > limits.max_total {
             return Err(refuse(format!(
                 "the request's {} attachments are {total} bytes{} together, more than {}'s limit of {} bytes per request",
                 attachments.len(),
-                self.measured(),
+                limits.measured(),
                 self.api,
-                self.max_total
+                limits.max_total
             )));
         }
         Ok(())
-    }
-
-    fn size(&self, attachment: &Attachment) -> usize {
-        match self.measure {
-            Measure::Raw => attachment.size().unwrap_or(0),
-            Measure::Base64 => attachment.encoded_len(),
-        }
-    }
-
-    fn measured(&self) -> &'static str {
-        match self.measure {
-            Measure::Raw => "",
-            Measure::Base64 => " as base64",
-        }
     }
 }
 

@@ -17,6 +17,8 @@ mod redis;
 
 #[cfg(feature = "redis")]
 pub use self::redis::RedisCache;
+#[cfg(feature = "redis")]
+pub(crate) use self::redis::{connect_redis, RedisConnectError};
 pub use disk::DiskCache;
 pub use key::CacheKey;
 pub use memory::MemoryCache;

@@ -34,6 +34,31 @@ impl std::fmt::Debug for RedisCache {
     }
 }
 
+/// Why [`connect_redis`] could not give a connection.
+pub(crate) enum RedisConnectError {
+    /// The URL does not name a Redis server.
+    Url(redis::RedisError),
+    /// The server did not answer in time, or refused.
+    Connect(redis::RedisError),
+}
+
+/// A connection to the Redis server at `url` (`redis://host:port/db`) that reconnects on its
+/// own: connecting, and each command, give up after `timeout`, with one retry. The cache and
+/// the shared rate limiter connect through it.
+pub(crate) async fn connect_redis(
+    url: &str,
+    timeout: Duration,
+) -> Result<ConnectionManager, RedisConnectError> {
+    let client = redis::Client::open(url).map_err(RedisConnectError::Url)?;
+    let config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(timeout))
+        .set_response_timeout(Some(timeout))
+        .set_number_of_retries(1);
+    ConnectionManager::new_with_config(client, config)
+        .await
+        .map_err(RedisConnectError::Connect)
+}
+
 impl RedisCache {
     /// The connection and command timeout.
     pub const TIMEOUT: Duration = Duration::from_millis(500);
@@ -43,20 +68,15 @@ impl RedisCache {
     /// Connecting, and each command, give up after [`Self::TIMEOUT`], so an unreachable server
     /// slows a call by at most that much.
     pub async fn connect(url: &str) -> Result<RedisCache, CacheError> {
-        let client = redis::Client::open(url)
-            .map_err(|e| CacheError::new(format!("redis: invalid URL: {e}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Self::TIMEOUT))
-            .set_response_timeout(Some(Self::TIMEOUT))
-            .set_number_of_retries(1);
-        let connection = ConnectionManager::new_with_config(client, config)
-            .await
-            .map_err(|e| {
-                CacheError::new(format!(
+        let connection = connect_redis(url, Self::TIMEOUT).await.map_err(|e| {
+            CacheError::new(match e {
+                RedisConnectError::Url(e) => format!("redis: invalid URL: {e}"),
+                RedisConnectError::Connect(e) => format!(
                     "redis: cannot connect within {} ms: {e}",
                     Self::TIMEOUT.as_millis()
-                ))
-            })?;
+                ),
+            })
+        })?;
         Ok(RedisCache {
             connection,
             prefix: "intent:reply:".to_owned(),

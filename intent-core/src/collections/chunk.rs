@@ -176,11 +176,13 @@ mod tests {
 
     const SMALL: RequestBudget = RequestBudget {
         source: "a test's",
-        max_count: 3,
-        max_image: 100,
-        max_pdf: 100,
-        max_total: 250,
-        measure: crate::attachment::provider_limits::Measure::Raw,
+        limits: crate::attachment::provider_limits::Limits {
+            max_count: 3,
+            max_image: 100,
+            max_pdf: 100,
+            max_total: 250,
+            measure: crate::attachment::provider_limits::Measure::Raw,
+        },
     };
 
     #[test]

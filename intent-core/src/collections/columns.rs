@@ -349,6 +349,11 @@ fn int<T: TryFrom<i64> + TryFrom<u64>>(value: &Value) -> Option<T> {
     }
 }
 
+/// A text cell read as a `T` (a date, a time, a date and time), `None` when it is not one.
+fn parsed<T: std::str::FromStr>(cell: &Value) -> Option<T> {
+    cell.as_str().and_then(|s| s.parse().ok())
+}
+
 fn nanos_of_day(time: NaiveTime) -> i64 {
     i64::from(time.num_seconds_from_midnight()) * 1_000_000_000 + i64::from(time.nanosecond())
 }
@@ -396,25 +401,19 @@ fn scalar_column(scalar: Scalar, cells: &[Cell<'_>]) -> Result<Built, String> {
             cells,
             Date32Builder::with_capacity(n),
             "a date (yyyy-MM-dd)",
-            |v: &Value| v
-                .as_str()
-                .and_then(|s| s.parse::<NaiveDate>().ok())
-                .map(|d| d.num_days_from_ce() - UNIX_EPOCH_DAY)
+            |v: &Value| parsed::<NaiveDate>(v).map(|d| d.num_days_from_ce() - UNIX_EPOCH_DAY)
         ),
         Scalar::Time => scalars!(
             cells,
             Time64NanosecondBuilder::with_capacity(n),
             "a time of day",
-            |v: &Value| v.as_str().and_then(|s| s.parse::<NaiveTime>().ok()).map(nanos_of_day)
+            |v: &Value| parsed::<NaiveTime>(v).map(nanos_of_day)
         ),
         Scalar::DateTime => scalars!(
             cells,
             TimestampNanosecondBuilder::with_capacity(n),
             "a date and time within the years 1677 to 2262 (a timestamp in nanoseconds)",
-            |v: &Value| v
-                .as_str()
-                .and_then(|s| s.parse::<NaiveDateTime>().ok())
-                .and_then(|d| d.and_utc().timestamp_nanos_opt())
+            |v: &Value| parsed::<NaiveDateTime>(v).and_then(|d| d.and_utc().timestamp_nanos_opt())
         ),
         Scalar::DateTimeOffset => scalars!(
             cells,

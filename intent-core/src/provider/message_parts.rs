@@ -3,7 +3,7 @@
 //! place it), and the typed text part `{"type", "text"}`. Where an API takes a plain string, a
 //! message of text alone is sent as one.
 
-use serde::ser::SerializeSeq;
+use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use crate::attachment::Attachment;
@@ -45,6 +45,18 @@ where
         parts.serialize_element(&text)?;
     }
     parts.end()
+}
+
+/// Writes the map of one entry `{key: value}`: a part (or a part's source) that holds one thing,
+/// named by what it is.
+pub(crate) fn one_entry<S, V>(serializer: S, key: &str, value: &V) -> Result<S::Ok, S::Error>
+where
+    S: Serializer,
+    V: Serialize + ?Sized,
+{
+    let mut map = serializer.serialize_map(Some(1))?;
+    map.serialize_entry(key, value)?;
+    map.end()
 }
 
 /// The typed text part `{"type": kind, "text": text}`.

@@ -88,6 +88,9 @@ use crate::result::{ResultIssue, Usage};
 /// A boxed, sendable future, as [`Provider::complete`] returns.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// The future of one whole reply, as [`Provider::complete`] returns it.
+pub(crate) type ReplyFuture<'a> = BoxFuture<'a, Result<AiResponse, ProviderError>>;
+
 /// Reads a reply field that only informs (usage, model, finish reason), or `None` when the server
 /// sent it with another type: an odd field never costs the answer it came with.
 pub(crate) fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
@@ -298,10 +301,7 @@ impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
     fn default_model(&self) -> Option<&str> {
         (**self).default_model()
     }
-    fn complete<'a>(
-        &'a self,
-        request: &'a AiRequest,
-    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+    fn complete<'a>(&'a self, request: &'a AiRequest) -> ReplyFuture<'a> {
         (**self).complete(request)
     }
     fn stream<'a>(&'a self, request: &'a AiRequest) -> PieceStream<'a> {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::pieces::{opening, reply_pieces};
 use super::{
-    AiResponse, BoxFuture, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind,
+    AiResponse, FinishReason, PieceStream, Provider, ProviderError, ProviderErrorKind, ReplyFuture,
     StreamPiece,
 };
 use crate::request::AiRequest;
@@ -330,10 +330,7 @@ impl Provider for ScriptedProvider {
         !self.tools_apart
     }
 
-    fn complete<'a>(
-        &'a self,
-        request: &'a AiRequest,
-    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+    fn complete<'a>(&'a self, request: &'a AiRequest) -> ReplyFuture<'a> {
         let next = self.next(request);
         Box::pin(async move {
             match self.answer(request, next).await? {

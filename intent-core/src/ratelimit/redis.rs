@@ -19,11 +19,12 @@
 
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::aio::ConnectionManager;
 use tokio::time::Instant;
 
 use super::schedule::{Bound, TooLate};
 use super::{RateLimit, RateLimiter};
+use crate::cache::{connect_redis, RedisConnectError};
 use crate::error::IntentError;
 
 /// One step on the shared schedule. `ARGV[1]` is the step:
@@ -116,20 +117,15 @@ impl RateLimiter {
         limit: RateLimit,
     ) -> Result<RateLimiter, IntentError> {
         limit.check()?;
-        let client = redis::Client::open(url)
-            .map_err(|e| IntentError::Config(format!("rate limiter: invalid Redis URL: {e}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(TIMEOUT))
-            .set_response_timeout(Some(TIMEOUT))
-            .set_number_of_retries(1);
-        let connection = ConnectionManager::new_with_config(client, config)
-            .await
-            .map_err(|e| {
-                IntentError::Config(format!(
+        let connection = connect_redis(url, TIMEOUT).await.map_err(|e| {
+            IntentError::Config(match e {
+                RedisConnectError::Url(e) => format!("rate limiter: invalid Redis URL: {e}"),
+                RedisConnectError::Connect(e) => format!(
                     "rate limiter: cannot connect to Redis within {} ms: {e}",
                     TIMEOUT.as_millis()
-                ))
-            })?;
+                ),
+            })
+        })?;
         let shared = Shared {
             connection,
             key: format!("intent:ratelimit:{name}"),

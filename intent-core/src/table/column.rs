@@ -20,10 +20,10 @@ use arrow_array::types::{
     TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use arrow_array::{
-    Array, ArrayRef, ArrowPrimitiveType, BooleanArray, LargeStringArray, StringArray,
-    StringViewArray,
+    Array, ArrayRef, ArrowPrimitiveType, BooleanArray, LargeStringArray, OffsetSizeTrait,
+    StringArray, StringViewArray,
 };
-use arrow_buffer::{i256, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{i256, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, TimeUnit};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone, Utc};
 use serde::ser::{SerializeMap, SerializeSeq};
@@ -83,6 +83,26 @@ enum Decimals {
     D256(ScalarBuffer<i256>),
 }
 
+/// A list column (`List`, `LargeList`) whose offsets are `O`; its elements are read at `{at}[]`.
+fn list<O: Width>(array: &dyn Array, at: &str) -> Result<Kind, Refused> {
+    let list = array.as_list::<O>();
+    Ok(Kind::List(
+        O::offsets(list.offsets().inner()),
+        Box::new(Column::of(list.values().as_ref(), format!("{at}[]"))?),
+    ))
+}
+
+/// A list-view column (`ListView`, `LargeListView`) whose offsets and sizes are `O`; its
+/// elements are read at `{at}[]`.
+fn list_view<O: Width>(array: &dyn Array, at: &str) -> Result<Kind, Refused> {
+    let list = array.as_list_view::<O>();
+    Ok(Kind::ListView(
+        O::offsets(list.offsets()),
+        O::offsets(list.sizes()),
+        Box::new(Column::of(list.values().as_ref(), format!("{at}[]"))?),
+    ))
+}
+
 /// List offsets of either width.
 #[derive(Debug, Clone)]
 enum Offsets {
@@ -90,15 +110,25 @@ enum Offsets {
     Large(ScalarBuffer<i64>),
 }
 
+/// An offset width of Arrow's lists (`i32`, `i64` for the large ones).
+trait Width: OffsetSizeTrait {
+    /// Offsets (or sizes) of this width.
+    fn offsets(buffer: &ScalarBuffer<Self>) -> Offsets;
+}
+
+impl Width for i32 {
+    fn offsets(buffer: &ScalarBuffer<i32>) -> Offsets {
+        Offsets::Small(buffer.clone())
+    }
+}
+
+impl Width for i64 {
+    fn offsets(buffer: &ScalarBuffer<i64>) -> Offsets {
+        Offsets::Large(buffer.clone())
+    }
+}
+
 impl Offsets {
-    fn of32(offsets: &OffsetBuffer<i32>) -> Self {
-        Offsets::Small(offsets.inner().clone())
-    }
-
-    fn of64(offsets: &OffsetBuffer<i64>) -> Self {
-        Offsets::Large(offsets.inner().clone())
-    }
-
     fn get(&self, i: usize) -> usize {
         // Arrow's offsets are never negative in a valid array.
         match self {
@@ -227,36 +257,10 @@ impl Column {
                 .clone(),
                 *unit,
             ),
-            DataType::List(_) => {
-                let list = array.as_list::<i32>();
-                Kind::List(
-                    Offsets::of32(list.offsets()),
-                    Box::new(Column::of(list.values().as_ref(), format!("{at}[]"))?),
-                )
-            }
-            DataType::LargeList(_) => {
-                let list = array.as_list::<i64>();
-                Kind::List(
-                    Offsets::of64(list.offsets()),
-                    Box::new(Column::of(list.values().as_ref(), format!("{at}[]"))?),
-                )
-            }
-            DataType::ListView(_) => {
-                let list = array.as_list_view::<i32>();
-                Kind::ListView(
-                    Offsets::Small(list.offsets().clone()),
-                    Offsets::Small(list.sizes().clone()),
-                    Box::new(Column::of(list.values().as_ref(), format!("{at}[]"))?),
-                )
-            }
-            DataType::LargeListView(_) => {
-                let list = array.as_list_view::<i64>();
-                Kind::ListView(
-                    Offsets::Large(list.offsets().clone()),
-                    Offsets::Large(list.sizes().clone()),
-                    Box::new(Column::of(list.values().as_ref(), format!("{at}[]"))?),
-                )
-            }
+            DataType::List(_) => list::<i32>(array, &at)?,
+            DataType::LargeList(_) => list::<i64>(array, &at)?,
+            DataType::ListView(_) => list_view::<i32>(array, &at)?,
+            DataType::LargeListView(_) => list_view::<i64>(array, &at)?,
             DataType::FixedSizeList(_, size) => {
                 let list = array.as_fixed_size_list();
                 Kind::FixedSizeList(
@@ -286,7 +290,7 @@ impl Column {
                     return refuse("a JSON object's keys are text, and this map's keys are not");
                 }
                 Kind::Map(
-                    Offsets::of32(map.offsets()),
+                    i32::offsets(map.offsets().inner()),
                     Box::new(Column::of(map.keys().as_ref(), format!("{at}{{key}}"))?),
                     Box::new(Column::of(map.values().as_ref(), format!("{at}{{value}}"))?),
                 )

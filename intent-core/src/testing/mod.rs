@@ -70,7 +70,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Mutex};
 
 use crate::error::IntentError;
-use crate::provider::{AiResponse, BoxFuture, Provider, ProviderError};
+use crate::provider::{Provider, ReplyFuture};
 use crate::request::AiRequest;
 
 /// The environment variable [`cassette`] reads its [`CassetteMode`] from.
@@ -318,10 +318,7 @@ impl Provider for Cassette {
         self.answering().default_model()
     }
 
-    fn complete<'a>(
-        &'a self,
-        request: &'a AiRequest,
-    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+    fn complete<'a>(&'a self, request: &'a AiRequest) -> ReplyFuture<'a> {
         match &self.inner {
             Inner::Replay(replay) => replay.complete(request),
             Inner::Record(recorder) => recorder.complete(request),

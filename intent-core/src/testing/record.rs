@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use super::entry::{key_of, Entry, RecordedError, RecordedReply, RecordedRequest};
 use super::redact::Redactor;
 use crate::error::IntentError;
-use crate::provider::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
+use crate::provider::{Provider, ProviderError, ProviderErrorKind, ReplyFuture};
 use crate::request::AiRequest;
 
 /// Wraps a provider and appends each request and its reply (or failure) to a cassette file, one
@@ -122,10 +122,7 @@ impl Provider for RecordingProvider {
         self.inner.tools_beside_format(request)
     }
 
-    fn complete<'a>(
-        &'a self,
-        request: &'a AiRequest,
-    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+    fn complete<'a>(&'a self, request: &'a AiRequest) -> ReplyFuture<'a> {
         Box::pin(async move {
             let outcome = self.inner.complete(request).await;
             let provider = self.inner.name();

@@ -9,7 +9,7 @@ use super::diff;
 use super::entry::{key_of, kind_of, Entry, KIND_NAMES};
 use super::CASSETTE_MODE_VAR;
 use crate::error::IntentError;
-use crate::provider::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
+use crate::provider::{AiResponse, Provider, ProviderError, ProviderErrorKind, ReplyFuture};
 use crate::request::AiRequest;
 
 /// Answers each request with the reply recorded for its cache key, as the provider that was
@@ -261,10 +261,7 @@ impl Provider for ReplayProvider {
         self.default_model.as_deref()
     }
 
-    fn complete<'a>(
-        &'a self,
-        request: &'a AiRequest,
-    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+    fn complete<'a>(&'a self, request: &'a AiRequest) -> ReplyFuture<'a> {
         let answer = self
             .lookup(request)
             .unwrap_or_else(|| Err(self.miss(request)));

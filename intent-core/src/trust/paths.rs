@@ -31,22 +31,18 @@ pub(crate) const ANSWER: At<'static> = At::Root("/value");
 impl At<'_> {
     /// The JSON pointer, written out (a finding's path).
     pub(crate) fn pointer(&self) -> String {
-        let mut out = String::new();
-        self.write(&mut out);
-        out
-    }
-
-    fn write(&self, out: &mut String) {
         match self {
-            At::Root(root) => out.push_str(root),
+            At::Root(root) => (*root).to_owned(),
             At::Element(parent, index) => {
-                parent.write(out);
+                let mut out = parent.pointer();
                 // Writing into a `String` cannot fail.
                 let _ = write!(out, "/{index}");
+                out
             }
             At::Member(parent, key) => {
-                parent.write(out);
-                push_pointer_token(out, key);
+                let mut out = parent.pointer();
+                push_pointer_token(&mut out, key);
+                out
             }
         }
     }

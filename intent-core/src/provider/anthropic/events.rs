@@ -254,35 +254,6 @@ const KNOWN_EVENTS: [&str; 8] = [
     "error",
 ];
 
-impl MessagesUsage {
-    /// The counts of `newer` that are present replace these.
-    fn replace_with(&mut self, newer: MessagesUsage) {
-        let MessagesUsage {
-            input_tokens,
-            output_tokens,
-            cache_creation_input_tokens,
-            cache_read_input_tokens,
-            output_tokens_details,
-        } = newer;
-        if output_tokens_details.is_some() {
-            self.output_tokens_details = output_tokens_details;
-        }
-        for (count, newer) in [
-            (&mut self.input_tokens, input_tokens),
-            (&mut self.output_tokens, output_tokens),
-            (
-                &mut self.cache_creation_input_tokens,
-                cache_creation_input_tokens,
-            ),
-            (&mut self.cache_read_input_tokens, cache_read_input_tokens),
-        ] {
-            if newer.is_some() {
-                *count = newer;
-            }
-        }
-    }
-}
-
 /// One event's data. Text-bearing fields are checked where they are read (a delta whose text
 /// cannot be read is an error, never text quietly lost); fields that only inform are read
 /// leniently, as in a reply read whole.

@@ -204,24 +204,24 @@ struct MessagesReply {
 #[derive(Deserialize, Default)]
 pub(super) struct MessagesUsage {
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    pub(super) input_tokens: Option<u64>,
+    input_tokens: Option<u64>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    pub(super) output_tokens: Option<u64>,
+    output_tokens: Option<u64>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    pub(super) cache_creation_input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    pub(super) cache_read_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<u64>,
     /// `{"thinking_tokens"}`: how many of `output_tokens` were thinking (Claude 4.6 and later, as
     /// the vendor fixture `anthropic-messages/anthropic-claude-opus-5-reasoning-high.1.json`
     /// records it).
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    pub(super) output_tokens_details: Option<OutputDetails>,
+    output_tokens_details: Option<OutputDetails>,
 }
 
 #[derive(Deserialize, Default, Clone, Copy)]
 pub(super) struct OutputDetails {
     #[serde(default, deserialize_with = "crate::provider::lenient")]
-    pub(super) thinking_tokens: Option<u64>,
+    thinking_tokens: Option<u64>,
 }
 
 /// Reads a Messages API reply.
@@ -270,18 +270,43 @@ pub(super) fn stop_reason(reason: Option<&str>) -> FinishReason {
 }
 
 impl MessagesUsage {
+    /// The counts of `newer` that are present replace these.
+    pub(super) fn replace_with(&mut self, newer: MessagesUsage) {
+        let MessagesUsage {
+            input_tokens,
+            output_tokens,
+            cache_creation_input_tokens,
+            cache_read_input_tokens,
+            output_tokens_details,
+        } = newer;
+        if output_tokens_details.is_some() {
+            self.output_tokens_details = output_tokens_details;
+        }
+        for (count, newer) in [
+            (&mut self.input_tokens, input_tokens),
+            (&mut self.output_tokens, output_tokens),
+            (
+                &mut self.cache_creation_input_tokens,
+                cache_creation_input_tokens,
+            ),
+            (&mut self.cache_read_input_tokens, cache_read_input_tokens),
+        ] {
+            if newer.is_some() {
+                *count = newer;
+            }
+        }
+    }
+
     /// The usage of one call: input counts the cache writes and reads, which `input_tokens`
     /// leaves out.
     pub(super) fn usage(&self) -> Usage {
         Usage::one_call_with_cache_apart(
-            self.input_tokens.unwrap_or(0),
-            self.cache_creation_input_tokens.unwrap_or(0),
-            self.cache_read_input_tokens.unwrap_or(0),
-            self.output_tokens.unwrap_or(0),
+            self.input_tokens,
+            self.cache_creation_input_tokens,
+            self.cache_read_input_tokens,
+            self.output_tokens,
             // Counted in output_tokens too; models before 4.6 report no separate figure.
-            self.output_tokens_details
-                .and_then(|d| d.thinking_tokens)
-                .unwrap_or(0),
+            self.output_tokens_details.and_then(|d| d.thinking_tokens),
         )
     }
 }

@@ -20,7 +20,7 @@ use reqwest::Url;
 
 use super::cloud::aws::AwsCredentials;
 use super::http::{
-    env_var, with_defaults, Call, Cloud, Defaults, Env, HttpProvider, ReplyRead, Vendor,
+    env_var, with_defaults, Call, Cloud, Defaults, Env, HttpProvider, Outgoing, ReplyRead, Vendor,
 };
 use super::transport::ApiKey;
 use super::{AiResponse, BoxFuture, ProviderError, ProviderErrorKind};
@@ -319,20 +319,15 @@ impl Cloud for Route {
         converse_url(base_url, model, stream)
     }
 
-    fn authorize<'a>(
-        &'a self,
-        url: &'a Url,
-        body: &'a [u8],
-        headers: &'a mut HeaderMap,
-    ) -> BoxFuture<'a, Result<(), ProviderError>> {
-        self.credentials.authorize(url, body, headers)
+    fn authorize<'a>(&'a self, request: Outgoing<'a>) -> BoxFuture<'a, Result<(), ProviderError>> {
+        Box::pin(self.credentials.sign_post(request))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::http::vars;
+    use crate::provider::http::{assert_refused, vars};
 
     #[test]
     fn from_env_reads_the_region_model_and_keys_and_names_the_variables_when_unset() {
@@ -354,17 +349,14 @@ mod tests {
             "https://bedrock-runtime.us-west-2.amazonaws.com/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse"
         );
         assert!(!format!("{bedrock:?}").contains("secret-key"));
-        let error = BedrockProvider::from_vars(vars(&[]))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            error.contains("AWS_REGION") && error.contains("AWS_DEFAULT_REGION"),
-            "{error}"
+        assert_refused(
+            BedrockProvider::from_vars(vars(&[])),
+            &["AWS_REGION", "AWS_DEFAULT_REGION"],
         );
-        let error = BedrockProvider::from_vars(vars(&[("AWS_REGION", "evil.example/x")]))
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("not an AWS region"), "{error}");
+        assert_refused(
+            BedrockProvider::from_vars(vars(&[("AWS_REGION", "evil.example/x")])),
+            &["not an AWS region"],
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ use serde::{Serialize, Serializer};
 
 use crate::attachment::provider_limits::{AttachmentRules, Measure, GIF, JPEG, PNG, WEBP};
 use crate::attachment::{Attachment, Base64, Kind, Source};
-use crate::provider::message_parts::{serialize_parts, TextAt};
+use crate::provider::message_parts::{one_entry, serialize_parts, TextAt};
 use crate::request::AiRequest;
 
 /// What the Converse API takes.
@@ -67,31 +67,24 @@ struct Block<'a>(usize, &'a Attachment);
 impl Serialize for Block<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let Block(number, attachment) = *self;
-        let mut outer = serializer.serialize_map(Some(1))?;
         if attachment.kind() == Kind::Pdf {
-            outer.serialize_entry(
-                "document",
-                &Inner {
-                    format: "pdf",
-                    name: Some(document_name(attachment.filename(), number)),
-                    attachment,
-                },
-            )?;
-        } else {
-            let format = attachment
-                .media_type()
-                .strip_prefix("image/")
-                .unwrap_or("png");
-            outer.serialize_entry(
-                "image",
-                &Inner {
-                    format,
-                    name: None,
-                    attachment,
-                },
-            )?;
+            let document = Inner {
+                format: "pdf",
+                name: Some(document_name(attachment.filename(), number)),
+                attachment,
+            };
+            return one_entry(serializer, "document", &document);
         }
-        outer.end()
+        let format = attachment
+            .media_type()
+            .strip_prefix("image/")
+            .unwrap_or("png");
+        let image = Inner {
+            format,
+            name: None,
+            attachment,
+        };
+        one_entry(serializer, "image", &image)
     }
 }
 
@@ -117,12 +110,10 @@ struct SourceOf<'a>(&'a Attachment);
 
 impl Serialize for SourceOf<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
         match self.0.source() {
-            Source::Bytes(bytes) => map.serialize_entry("bytes", &Base64(bytes))?,
-            Source::Url(url) => map.serialize_entry("s3Location", &S3 { uri: url })?,
+            Source::Bytes(bytes) => one_entry(serializer, "bytes", &Base64(bytes)),
+            Source::Url(url) => one_entry(serializer, "s3Location", &S3 { uri: url }),
         }
-        map.end()
     }
 }
 

@@ -434,11 +434,11 @@ impl ConverseUsage {
     /// leaves out.
     pub(super) fn usage(&self) -> Usage {
         Usage::one_call_with_cache_apart(
-            self.input_tokens.unwrap_or(0),
-            self.cache_write_input_tokens.unwrap_or(0),
-            self.cache_read_input_tokens.unwrap_or(0),
-            self.output_tokens.unwrap_or(0),
-            0,
+            self.input_tokens,
+            self.cache_write_input_tokens,
+            self.cache_read_input_tokens,
+            self.output_tokens,
+            None,
         )
     }
 }

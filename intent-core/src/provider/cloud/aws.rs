@@ -27,13 +27,12 @@ use aws_sigv4::http_request::{
 };
 use aws_sigv4::sign::v4;
 use aws_smithy_runtime_api::client::identity::Identity;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
-use reqwest::Url;
+use reqwest::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use tokio::sync::{Mutex, OnceCell};
 
-use crate::provider::http::key_header_value;
+use crate::provider::http::{key_header_value, Outgoing};
 use crate::provider::transport::error_chain;
-use crate::provider::{BoxFuture, ProviderError, ProviderErrorKind};
+use crate::provider::{ProviderError, ProviderErrorKind};
 
 /// Bedrock's signing name.
 pub(crate) const SERVICE: &str = "bedrock";
@@ -129,39 +128,33 @@ impl AwsCredentials {
         Ok(credentials)
     }
 
-    /// Signs a POST of `body` to `url` for Bedrock in `region`, adding the signature's headers
-    /// to `headers`.
-    pub(crate) fn authorize<'a>(
-        &'a self,
-        url: &'a Url,
-        body: &'a [u8],
-        headers: &'a mut HeaderMap,
-    ) -> BoxFuture<'a, Result<(), ProviderError>> {
-        Box::pin(async move {
-            let credentials = self.current().await?;
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            let signed = signature(
-                &Signing {
-                    credentials: &credentials,
-                    region: &self.region,
-                    service: SERVICE,
-                    time: SystemTime::now(),
-                    body_digest_header: false,
-                },
-                "POST",
-                url.as_str(),
-                &[("content-type", "application/json")],
-                body,
-            )
-            .map_err(|e| ProviderError::new(ProviderErrorKind::Config, e))?;
-            for (name, value) in signed {
-                let name = HeaderName::from_bytes(name.as_bytes())
-                    .map_err(|e| ProviderError::new(ProviderErrorKind::Config, e.to_string()))?;
-                let value = key_header_value(&value, "bedrock")?;
-                headers.insert(name, value);
-            }
-            Ok(())
-        })
+    /// Signs the POST `request` for Bedrock in `region`, adding the signature's headers to its
+    /// headers.
+    pub(crate) async fn sign_post(&self, request: Outgoing<'_>) -> Result<(), ProviderError> {
+        let Outgoing { url, body, headers } = request;
+        let credentials = self.current().await?;
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let signed = signature(
+            &Signing {
+                credentials: &credentials,
+                region: &self.region,
+                service: SERVICE,
+                time: SystemTime::now(),
+                body_digest_header: false,
+            },
+            "POST",
+            url.as_str(),
+            &[("content-type", "application/json")],
+            body,
+        )
+        .map_err(|e| ProviderError::new(ProviderErrorKind::Config, e))?;
+        for (name, value) in signed {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| ProviderError::new(ProviderErrorKind::Config, e.to_string()))?;
+            let value = key_header_value(&value, "bedrock")?;
+            headers.insert(name, value);
+        }
+        Ok(())
     }
 }
 
@@ -243,6 +236,23 @@ mod tests {
         });
     }
 
+    /// The headers that sign the suite's POST to `https://example.amazonaws.com/` with `headers`
+    /// and `body`.
+    fn signed_post(
+        signing: &Signing<'_>,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Vec<(String, String)> {
+        signature(
+            signing,
+            "POST",
+            "https://example.amazonaws.com/",
+            headers,
+            body,
+        )
+        .unwrap()
+    }
+
     fn header<'h>(signed: &'h [(String, String)], name: &str) -> &'h str {
         signed
             .iter()
@@ -252,62 +262,56 @@ mod tests {
     }
 
     #[test]
-    fn post_vanilla_signs_as_the_published_vector() {
-        // v4/post-vanilla/header-signed-request.txt
-        suite(false, |signing| {
-            let signed = signature(
-                signing,
-                "POST",
-                "https://example.amazonaws.com/",
+    fn posts_sign_as_the_published_vectors() {
+        // Each vector: whether it adds `x-amz-content-sha256`, the request's headers and body,
+        // and the published headers that sign it.
+        type Vector<'v> = (
+            bool,
+            &'v [(&'v str, &'v str)],
+            &'v [u8],
+            [(&'v str, &'v str); 2],
+        );
+        let vectors: [Vector<'_>; 2] = [
+            // v4/post-vanilla/header-signed-request.txt
+            (
+                false,
                 &[("host", "example.amazonaws.com")],
                 b"",
-            )
-            .unwrap();
-            assert_eq!(header(&signed, "x-amz-date"), "20150830T123600Z");
-            assert_eq!(
-                header(&signed, "authorization"),
-                "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b"
-            );
-        });
-    }
-
-    #[test]
-    fn a_body_and_its_content_type_sign_as_the_published_vector() {
-        // v4/post-x-www-form-urlencoded/header-signed-request.txt
-        suite(true, |signing| {
-            let headers = [
-                ("content-type", "application/x-www-form-urlencoded"),
-                ("host", "example.amazonaws.com"),
-                ("content-length", "13"),
-            ];
-            let signed = signature(
-                signing,
-                "POST",
-                "https://example.amazonaws.com/",
-                &headers,
+                [
+                    ("x-amz-date", "20150830T123600Z"),
+                    ("authorization", "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b"),
+                ],
+            ),
+            // v4/post-x-www-form-urlencoded/header-signed-request.txt
+            (
+                true,
+                &[
+                    ("content-type", "application/x-www-form-urlencoded"),
+                    ("host", "example.amazonaws.com"),
+                    ("content-length", "13"),
+                ],
                 b"Param1=value1",
-            )
-            .unwrap();
-            assert_eq!(
-                header(&signed, "x-amz-content-sha256"),
-                "9095672bbd1f56dfc5b65f3e153adc8731a4a654192329106275f4c7b24d0b6e"
-            );
-            assert_eq!(
-                header(&signed, "authorization"),
-                "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=content-length;content-type;host;x-amz-content-sha256;x-amz-date, Signature=d3875051da38690788ef43de4db0d8f280229d82040bfac253562e56c3f20e0b"
-            );
-        });
+                [
+                    ("x-amz-content-sha256", "9095672bbd1f56dfc5b65f3e153adc8731a4a654192329106275f4c7b24d0b6e"),
+                    ("authorization", "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=content-length;content-type;host;x-amz-content-sha256;x-amz-date, Signature=d3875051da38690788ef43de4db0d8f280229d82040bfac253562e56c3f20e0b"),
+                ],
+            ),
+        ];
+        for (body_digest_header, headers, body, published) in vectors {
+            suite(body_digest_header, |signing| {
+                let signed = signed_post(signing, headers, body);
+                for (name, value) in published {
+                    assert_eq!(header(&signed, name), value, "{name}");
+                }
+            });
+        }
     }
 
     #[test]
     fn a_changed_body_changes_the_signature() {
         suite(false, |signing| {
-            let sign = |body: &[u8]| {
-                let signed =
-                    signature(signing, "POST", "https://example.amazonaws.com/", &[], body)
-                        .unwrap();
-                header(&signed, "authorization").to_owned()
-            };
+            let sign =
+                |body: &[u8]| header(&signed_post(signing, &[], body), "authorization").to_owned();
             assert_ne!(sign(b"{}"), sign(b"{ }"));
         });
     }

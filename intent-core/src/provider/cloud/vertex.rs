@@ -29,11 +29,11 @@ use serde_json::Value;
 use super::google::GoogleAuth;
 use super::{check_model, endpoint};
 use crate::error::IntentError;
-use crate::provider::http::{env_var, key_header_value, Cloud};
+use crate::provider::http::{env_var, key_header_value, Cloud, Outgoing};
 use crate::provider::pieces::PieceStream;
 use crate::provider::{
-    AiResponse, AnthropicProvider, BoxFuture, GeminiProvider, Provider, ProviderError,
-    ProviderErrorKind, RetryPolicy,
+    AnthropicProvider, BoxFuture, GeminiProvider, Provider, ProviderError, ProviderErrorKind,
+    ReplyFuture, RetryPolicy,
 };
 use crate::request::AiRequest;
 use crate::result::ResultIssue;
@@ -372,10 +372,7 @@ impl Provider for VertexProvider {
         Some(&self.model)
     }
 
-    fn complete<'a>(
-        &'a self,
-        request: &'a AiRequest,
-    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+    fn complete<'a>(&'a self, request: &'a AiRequest) -> ReplyFuture<'a> {
         match self.pick(request) {
             Ok(provider) => provider.complete(request),
             Err(error) => Box::pin(std::future::ready(Err(error))),
@@ -506,15 +503,10 @@ impl Cloud for Route {
         headers
     }
 
-    fn authorize<'a>(
-        &'a self,
-        _url: &'a Url,
-        _body: &'a [u8],
-        headers: &'a mut HeaderMap,
-    ) -> BoxFuture<'a, Result<(), ProviderError>> {
+    fn authorize<'a>(&'a self, request: Outgoing<'a>) -> BoxFuture<'a, Result<(), ProviderError>> {
         Box::pin(async move {
             let token = self.auth.token().await?;
-            headers.insert(
+            request.headers.insert(
                 AUTHORIZATION,
                 key_header_value(&format!("Bearer {token}"), "vertex")?,
             );
@@ -526,7 +518,7 @@ impl Cloud for Route {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::http::vars;
+    use crate::provider::http::{assert_refused, vars};
 
     #[test]
     fn from_env_reads_project_location_model_and_names_the_variables_when_unset() {
@@ -543,20 +535,18 @@ mod tests {
             vertex.endpoint(),
             "https://us-east5-aiplatform.googleapis.com/v1/projects/vertex-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict"
         );
-        let error = VertexProvider::from_vars(vars(&[]))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            error.contains("GOOGLE_VERTEX_PROJECT") && error.contains("GOOGLE_CLOUD_PROJECT"),
-            "{error}"
+        assert_refused(
+            VertexProvider::from_vars(vars(&[])),
+            &["GOOGLE_VERTEX_PROJECT", "GOOGLE_CLOUD_PROJECT"],
         );
-        let error = VertexProvider::from_vars(vars(&[
+        let bad_location = [
             ("GOOGLE_CLOUD_PROJECT", "p"),
             ("GOOGLE_CLOUD_LOCATION", "evil.example/"),
-        ]))
-        .unwrap_err()
-        .to_string();
-        assert!(error.contains("not a Vertex AI location"), "{error}");
+        ];
+        assert_refused(
+            VertexProvider::from_vars(vars(&bad_location)),
+            &["not a Vertex AI location"],
+        );
     }
 
     #[test]

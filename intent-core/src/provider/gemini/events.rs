@@ -131,8 +131,10 @@ impl EventDecoder for GeminiDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::pieces::{assemble, decode_all, token_counts};
+    use crate::provider::pieces::{assemble, assert_broken, assert_reply, decode_all};
     use crate::provider::ProviderErrorKind;
+
+    const KEY: &str = "AIza-secret-key";
 
     fn decode(chunks: &[&str]) -> Result<Vec<StreamPiece>, ProviderError> {
         let body: String = chunks
@@ -140,8 +142,8 @@ mod tests {
             .map(|c| format!("data: {c}\r\n\r\n"))
             .collect();
         decode_all(
-            body.as_bytes(),
-            GeminiDecoder::new("gemini-2.5-flash", &ApiKey::new("AIza-secret-key")),
+            body,
+            GeminiDecoder::new("gemini-2.5-flash", &ApiKey::new(KEY)),
         )
     }
 
@@ -155,12 +157,14 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(pieces[0], StreamPiece::Reasoning("Counting.".into()));
-        let reply = assemble(pieces);
-        assert_eq!(reply.text, "{\"value\": 3}");
-        assert_eq!(reply.reasoning.as_deref(), Some("Counting."));
-        assert_eq!(reply.finish_reason, FinishReason::Stop);
-        assert_eq!(reply.model, "gemini-2.5-flash-001");
-        assert_eq!(token_counts(&reply.usage), (9, 25, 4, 20));
+        assert_reply(
+            pieces,
+            "{\"value\": 3}",
+            Some("Counting."),
+            FinishReason::Stop,
+            "gemini-2.5-flash-001",
+            (9, 25, 4, 20),
+        );
     }
 
     #[test]
@@ -185,21 +189,10 @@ mod tests {
             r#"{"error":{"code":503,"message":"The model is overloaded, AIza-secret-key","status":"UNAVAILABLE"}}"#,
         ])
         .unwrap_err();
-        assert_eq!(error.kind, ProviderErrorKind::StreamBroken);
-        assert!(
-            error.message.contains("The model is overloaded"),
-            "{}",
-            error.message
-        );
-        assert!(
-            !error.message.contains("AIza-secret-key"),
-            "{}",
-            error.message
-        );
+        assert_broken(&error, "The model is overloaded", KEY);
         let cut =
             decode(&[r#"{"candidates":[{"content":{"parts":[{"text":"Hel"}]}}]}"#]).unwrap_err();
-        assert_eq!(cut.kind, ProviderErrorKind::StreamBroken);
-        assert!(cut.message.contains("finishReason"), "{}", cut.message);
+        assert_broken(&cut, "finishReason", KEY);
         let bad = decode(&["not json"]).unwrap_err();
         assert_eq!(bad.kind, ProviderErrorKind::Decode);
     }

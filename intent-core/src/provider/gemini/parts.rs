@@ -14,12 +14,11 @@
 //!   request (raised from 20 MB in January 2026) and 50 MB per PDF, both on the base64 data;
 //!   3000 images per request.
 
-use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use crate::attachment::provider_limits::{AttachmentRules, Measure, JPEG, PNG, WEBP};
 use crate::attachment::{Attachment, Base64, Source};
-use crate::provider::message_parts::{serialize_parts, TextAt, MB};
+use crate::provider::message_parts::{one_entry, serialize_parts, TextAt, MB};
 
 /// Where the Files API's files live: the only URIs sent as `fileData`.
 const FILES_API: &str = "https://generativelanguage.googleapis.com/";
@@ -55,9 +54,7 @@ struct TextPart<'a>(&'a str);
 
 impl Serialize for TextPart<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry("text", self.0)?;
-        map.end()
+        one_entry(serializer, "text", self.0)
     }
 }
 
@@ -65,24 +62,21 @@ struct Inlined<'a>(&'a Attachment);
 
 impl Serialize for Inlined<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
+        let mime_type = self.0.media_type();
         match self.0.source() {
-            Source::Bytes(bytes) => map.serialize_entry(
-                "inlineData",
-                &Inline {
-                    mime_type: self.0.media_type(),
-                    data: Base64(bytes),
-                },
-            )?,
-            Source::Url(url) => map.serialize_entry(
+            Source::Bytes(bytes) => {
+                let data = Base64(bytes);
+                one_entry(serializer, "inlineData", &Inline { mime_type, data })
+            }
+            Source::Url(file_uri) => one_entry(
+                serializer,
                 "fileData",
                 &FileData {
-                    mime_type: self.0.media_type(),
-                    file_uri: url,
+                    mime_type,
+                    file_uri,
                 },
-            )?,
+            ),
         }
-        map.end()
     }
 }
 

@@ -25,12 +25,20 @@ pub(crate) trait Cloud: Send + Sync + fmt::Debug + 'static {
         vendor.clone()
     }
 
-    /// Adds to `headers` what authorizes this one request to `url` with `body` (a signature, an
-    /// access token), each value marked sensitive.
-    fn authorize<'a>(
-        &'a self,
-        url: &'a Url,
-        body: &'a [u8],
-        headers: &'a mut HeaderMap,
-    ) -> BoxFuture<'a, Result<(), ProviderError>>;
+    /// Adds to the request's headers what authorizes this one request (a signature, an access
+    /// token), each value marked sensitive.
+    fn authorize<'a>(&'a self, request: Outgoing<'a>) -> BoxFuture<'a, Result<(), ProviderError>>;
+}
+
+/// One request on its way to a cloud: where it goes, its body as sent, and its headers, which
+/// [`Cloud::authorize`] adds to. (Read only by the clouds, which are behind features; the URL
+/// and body only by Bedrock's signature.)
+#[cfg_attr(not(feature = "bedrock"), allow(dead_code))]
+pub(crate) struct Outgoing<'a> {
+    /// The request's endpoint.
+    pub(crate) url: &'a Url,
+    /// The body as the cloud takes it.
+    pub(crate) body: &'a [u8],
+    /// The headers sent with it.
+    pub(crate) headers: &'a mut HeaderMap,
 }

@@ -33,9 +33,9 @@ pub(crate) use body::strict_schema;
 pub(crate) use body::{
     answering_model, intent_and_input, key_header_value, no_answer, read_reply, request_body,
 };
-pub(crate) use cloud::Cloud;
+pub(crate) use cloud::{Cloud, Outgoing};
 #[cfg(all(test, any(feature = "bedrock", feature = "vertex")))]
-pub(crate) use settings::vars;
+pub(crate) use settings::{assert_refused, vars};
 pub(crate) use settings::{env_var, from_vars, with_defaults, Defaults, Env};
 
 use std::borrow::Cow;
@@ -48,7 +48,7 @@ use reqwest::Url;
 use super::batch::{BatchApi, BatchClient, BatchLimits, ResultLine, Staged, Status};
 use super::pieces::{open_and_read, opening, whole_reply, EventDecoder, PieceStream};
 use super::transport::{display_url, endpoint_url, ApiKey, Post, Prepared, Transport};
-use super::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind};
+use super::{AiResponse, BoxFuture, Provider, ProviderError, ProviderErrorKind, ReplyFuture};
 use crate::request::AiRequest;
 use crate::result::ResultIssue;
 
@@ -375,10 +375,12 @@ async fn post<'a, V: Vendor>(
         .map_err(named)?;
     let body = cloud.body(body).map_err(named)?;
     let mut headers = cloud.headers(headers);
-    cloud
-        .authorize(&url, &body, &mut headers)
-        .await
-        .map_err(named)?;
+    let outgoing = Outgoing {
+        url: &url,
+        body: &body,
+        headers: &mut headers,
+    };
+    cloud.authorize(outgoing).await.map_err(named)?;
     Ok(Post {
         provider: &provider.name,
         url: Cow::Owned(url),
@@ -454,10 +456,7 @@ impl<V: Vendor> Provider for HttpProvider<V> {
         Some(&self.model)
     }
 
-    fn complete<'a>(
-        &'a self,
-        request: &'a AiRequest,
-    ) -> BoxFuture<'a, Result<AiResponse, ProviderError>> {
+    fn complete<'a>(&'a self, request: &'a AiRequest) -> ReplyFuture<'a> {
         Box::pin(send(self, request))
     }
 

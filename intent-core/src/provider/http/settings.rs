@@ -349,6 +349,16 @@ pub(crate) fn env_var(name: &str) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
+/// Checks that building a provider failed with an error that says each of `says`, for the
+/// clouds' tests.
+#[cfg(all(test, any(feature = "bedrock", feature = "vertex")))]
+pub(crate) fn assert_refused<T: std::fmt::Debug>(built: Result<T, IntentError>, says: &[&str]) {
+    let error = built.unwrap_err().to_string();
+    for said in says {
+        assert!(error.contains(said), "{error}");
+    }
+}
+
 /// The variables of `pairs`, as `from_env` would read them, for the clouds' tests.
 #[cfg(all(test, any(feature = "bedrock", feature = "vertex")))]
 pub(crate) fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {

@@ -184,11 +184,11 @@ impl Redacting {
 /// Decodes a whole event-stream body, as [`event_pieces`] does, without a connection.
 #[cfg(test)]
 pub(crate) fn decode_all<D: EventDecoder>(
-    body: &[u8],
+    body: impl AsRef<[u8]>,
     mut decoder: D,
 ) -> Result<Vec<StreamPiece>, ProviderError> {
     let mut parser = crate::provider::transport::sse::SseParser::new(1 << 20);
-    let mut input = body;
+    let mut input = body.as_ref();
     let mut pieces = VecDeque::new();
     while let Some(event) = parser
         .next_event(&mut input)
@@ -210,6 +210,39 @@ pub(crate) fn assemble(pieces: Vec<StreamPiece>) -> AiResponse {
     let mut reply = super::ReplyAssembler::new();
     pieces.into_iter().for_each(|p| reply.push(p));
     reply.finish().expect("the pieces end with their end piece")
+}
+
+/// Checks the reply the pieces of a complete stream make: its text, reasoning, finish reason,
+/// model, and input, output, cached and reasoning tokens, for the decoders' tests.
+#[cfg(test)]
+pub(crate) fn assert_reply(
+    pieces: Vec<StreamPiece>,
+    text: &str,
+    reasoning: Option<&str>,
+    finish_reason: FinishReason,
+    model: &str,
+    tokens: (u64, u64, u64, u64),
+) {
+    let reply = assemble(pieces);
+    assert_eq!(reply.text, text);
+    assert_eq!(reply.reasoning.as_deref(), reasoning);
+    assert_eq!(reply.finish_reason, finish_reason);
+    assert_eq!(reply.model, model);
+    assert_eq!(token_counts(&reply.usage), tokens);
+}
+
+/// Checks that a stream broke with an error that says `says` and does not show `key`, for the
+/// decoders' tests.
+#[cfg(test)]
+pub(crate) fn assert_broken(error: &ProviderError, says: &str, key: &str) {
+    assert_eq!(
+        error.kind,
+        ProviderErrorKind::StreamBroken,
+        "{}",
+        error.message
+    );
+    assert!(error.message.contains(says), "{}", error.message);
+    assert!(!error.message.contains(key), "{}", error.message);
 }
 
 /// A reply's input, output, cached and reasoning tokens, for the decoders' tests.

@@ -34,7 +34,7 @@ use crate::result::Usage;
 #[allow(unused_imports)]
 pub(crate) use decode::NoEvents;
 #[cfg(test)]
-pub(crate) use decode::{assemble, decode_all, token_counts};
+pub(crate) use decode::{assemble, assert_broken, assert_reply, decode_all};
 pub(crate) use decode::{
     no_server_error, not_an_event, open_and_read, read_event, server_error, typed_error_text,
     EventDecoder, Pieces, StreamModel, UntilNotBlank,

@@ -257,7 +257,7 @@ impl EventDecoder for ResponsesDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::pieces::{assemble, decode_all, token_counts};
+    use crate::provider::pieces::{assemble, assert_broken, assert_reply, decode_all};
 
     fn event(data: &str) -> String {
         let kind: Value = serde_json::from_str(data).unwrap();
@@ -269,12 +269,11 @@ mod tests {
 
     const COMPLETED: &str = r#"{"type":"response.completed","response":{"status":"completed","model":"gpt-5-mini-2025-08-07","output":[],"usage":{"input_tokens":300,"input_tokens_details":{"cached_tokens":256},"output_tokens":120,"output_tokens_details":{"reasoning_tokens":96}}}}"#;
 
+    const KEY: &str = "sk-secret-key";
+
     fn decode(events: &[&str]) -> Result<Vec<StreamPiece>, ProviderError> {
         let body: String = events.iter().map(|e| event(e)).collect();
-        decode_all(
-            body.as_bytes(),
-            ResponsesDecoder::new("gpt-5-mini", &ApiKey::new("sk-secret-key")),
-        )
+        decode_all(body, ResponsesDecoder::new("gpt-5-mini", &ApiKey::new(KEY)))
     }
 
     #[test]
@@ -291,12 +290,14 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(pieces[0], StreamPiece::Reasoning("First.".into()));
-        let reply = assemble(pieces);
-        assert_eq!(reply.text, "{\"value\": 1}");
-        assert_eq!(reply.reasoning.as_deref(), Some("First.\n\nSecond."));
-        assert_eq!(reply.finish_reason, FinishReason::Stop);
-        assert_eq!(reply.model, "gpt-5-mini-2025-08-07");
-        assert_eq!(token_counts(&reply.usage), (300, 120, 256, 96));
+        assert_reply(
+            pieces,
+            "{\"value\": 1}",
+            Some("First.\n\nSecond."),
+            FinishReason::Stop,
+            "gpt-5-mini-2025-08-07",
+            (300, 120, 256, 96),
+        );
     }
 
     #[test]
@@ -327,17 +328,7 @@ mod tests {
                 failing,
             ])
             .unwrap_err();
-            assert_eq!(error.kind, ProviderErrorKind::StreamBroken, "{failing}");
-            assert!(
-                error.message.contains("You exceeded your quota"),
-                "{}",
-                error.message
-            );
-            assert!(
-                !error.message.contains("sk-secret-key"),
-                "{}",
-                error.message
-            );
+            assert_broken(&error, "You exceeded your quota", KEY);
         }
     }
 
@@ -346,12 +337,7 @@ mod tests {
         let cut =
             decode(&[r#"{"type":"response.output_text.delta","output_index":0,"delta":"Hel"}"#])
                 .unwrap_err();
-        assert_eq!(cut.kind, ProviderErrorKind::StreamBroken);
-        assert!(
-            cut.message.contains("response.completed"),
-            "{}",
-            cut.message
-        );
+        assert_broken(&cut, "response.completed", KEY);
         for bad in [
             r#"{"type":"response.output_text.delta","delta":7}"#,
             r#"{"delta":"no type"}"#,
