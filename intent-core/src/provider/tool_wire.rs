@@ -15,28 +15,28 @@ pub(crate) fn rounds(tools: Option<&RequestTools>) -> &[ToolRound] {
     tools.map_or(&[][..], |t| &t.rounds[..])
 }
 
-/// A message list: `user`'s message, then the messages `round` writes for each round of `tools`
-/// (the model's turn, then the results), oldest round first.
-pub(crate) fn serialize_rounds<S, U, I>(
-    serializer: S,
-    user: &U,
-    tools: Option<&RequestTools>,
-    round: impl Fn(&ToolRound) -> I,
-) -> Result<S::Ok, S::Error>
-where
-    S: Serializer,
-    U: Serialize,
-    I: IntoIterator,
-    I::Item: Serialize,
-{
-    let mut seq = serializer.serialize_seq(None)?;
-    seq.serialize_element(user)?;
-    for messages in rounds(tools).iter().map(round) {
-        for message in messages {
-            seq.serialize_element(&message)?;
+/// How a vendor writes one round: the model's turn, then the results, as two messages.
+pub(crate) type RoundMessages = fn(&ToolRound) -> [Value; 2];
+
+/// A vendor's message list: the user's message, then the two messages `round` writes for each
+/// round of `tools`, oldest round first.
+pub(crate) struct Conversation<'a, U> {
+    pub(crate) user: U,
+    pub(crate) tools: Option<&'a RequestTools>,
+    pub(crate) round: RoundMessages,
+}
+
+impl<U: Serialize> Serialize for Conversation<'_, U> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        seq.serialize_element(&self.user)?;
+        for round in rounds(self.tools) {
+            for message in (self.round)(round) {
+                seq.serialize_element(&message)?;
+            }
         }
+        seq.end()
     }
-    seq.end()
 }
 
 /// The model's turn of `round` as the vendor is sent it again: the turn as it came when the

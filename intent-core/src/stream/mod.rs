@@ -213,3 +213,16 @@ pub enum ElementEvent<E> {
     /// The call's result, as `.await` gives it.
     Done(AiResult<Vec<E>>),
 }
+
+#[cfg(test)]
+mod tests {
+    /// A stream and its partials go to other threads: the views they read on demand are shared
+    /// safely.
+    #[test]
+    fn streams_and_partials_go_across_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        fn send<T: Send>() {}
+        send_sync::<super::Partial<Vec<String>>>();
+        send::<super::AiStream<'static, Vec<String>>>();
+    }
+}

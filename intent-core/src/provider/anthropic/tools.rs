@@ -22,11 +22,11 @@
 //!   `signature_delta`. The turn is rebuilt block by block and handed on whole when the stream
 //!   ends.
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::provider::tool_wire::{arguments_object, calls_and_turn, serialize_rounds, turn_of};
-use crate::provider::{ProviderError, ProviderErrorKind, RequestTools, ToolCall, ToolChoice};
+use crate::provider::tool_wire::{arguments_object, calls_and_turn, turn_of};
+use crate::provider::{ProviderError, ProviderErrorKind, ToolCall, ToolChoice, ToolRound};
 use crate::request::AiRequest;
 
 /// `tools` and `tool_choice` of a Messages body.
@@ -85,41 +85,33 @@ pub(super) fn tools<'a>(
     })
 }
 
-/// The `messages` list: the user message, then each round's assistant turn and results.
-pub(super) struct Messages<'a, M> {
-    pub(super) user: M,
-    pub(super) tools: Option<&'a RequestTools>,
-}
-
-impl<M: Serialize> Serialize for Messages<'_, M> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_rounds(serializer, &self.user, self.tools, |round| {
-            let content = turn_of(
-                round,
-                |text| json!({"type": "text", "text": text}),
-                |call| {
-                    json!({"type": "tool_use", "id": call.id, "name": call.name,
-                           "input": arguments_object(&call.arguments)})
-                },
-            );
-            let results: Vec<Value> = round
-                .results
-                .iter()
-                .map(|result| {
-                    let mut block = json!({"type": "tool_result", "tool_use_id": result.call_id,
-                                           "content": result.content});
-                    if result.is_error {
-                        block["is_error"] = Value::Bool(true);
-                    }
-                    block
-                })
-                .collect();
-            [
-                json!({"role": "assistant", "content": content}),
-                json!({"role": "user", "content": results}),
-            ]
+/// A round of the `messages` list: the model's turn as it came (or rebuilt), then one `user`
+/// message of `tool_result` blocks.
+pub(super) fn round_messages(round: &ToolRound) -> [Value; 2] {
+    let content = turn_of(
+        round,
+        |text| json!({"type": "text", "text": text}),
+        |call| {
+            json!({"type": "tool_use", "id": call.id, "name": call.name,
+                   "input": arguments_object(&call.arguments)})
+        },
+    );
+    let results: Vec<Value> = round
+        .results
+        .iter()
+        .map(|result| {
+            let mut block = json!({"type": "tool_result", "tool_use_id": result.call_id,
+                                   "content": result.content});
+            if result.is_error {
+                block["is_error"] = Value::Bool(true);
+            }
+            block
         })
-    }
+        .collect();
+    [
+        json!({"role": "assistant", "content": content}),
+        json!({"role": "user", "content": results}),
+    ]
 }
 
 /// The calls of a reply's content blocks, and the turn to send back when there are any.

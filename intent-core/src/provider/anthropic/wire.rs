@@ -38,6 +38,7 @@ use crate::provider::http::{
 };
 use crate::provider::models::Maker;
 use crate::provider::plan::{plan, Asker, Plan};
+use crate::provider::tool_wire::Conversation;
 use crate::provider::transport::ApiKey;
 use crate::provider::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
 use crate::request::{AiRequest, ReasoningEffort, ResponseFormat, SharedSchema};
@@ -110,12 +111,13 @@ pub(super) fn body(
         model,
         max_tokens,
         system: System::of(request),
-        messages: tools::Messages {
+        messages: Conversation {
             user: Message {
                 role: "user",
                 content: parts::UserContent::of(request, cached_intent(request)),
             },
             tools: request.tools.as_deref(),
+            round: tools::round_messages,
         },
         tools: tools::tools(request, thinks, provider)?,
         temperature: plan.temperature,
@@ -144,7 +146,7 @@ struct MessagesBody<'a> {
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     system: Option<System<'a>>,
-    messages: tools::Messages<'a, Message<'a>>,
+    messages: Conversation<'a, Message<'a>>,
     #[serde(flatten)]
     tools: tools::Tools<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]

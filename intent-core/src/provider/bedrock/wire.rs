@@ -37,16 +37,16 @@
 //!   are not; a model the region does not offer is a 400 `ValidationException` or a 404
 //!   `ResourceNotFoundException` naming it.
 
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::parts::{self, TextBlock};
 use crate::provider::http::{read_reply, request_body, strict_schema, Call};
-use crate::provider::tool_wire::{arguments_object, calls_and_turn, serialize_rounds, turn_of};
+use crate::provider::tool_wire::{arguments_object, calls_and_turn, turn_of, Conversation};
 use crate::provider::transport::ApiKey;
 use crate::provider::{
-    AiResponse, FinishReason, ProviderError, ProviderErrorKind, RequestTools, ToolCall,
-    ToolChoice as ToolsChoice,
+    AiResponse, FinishReason, ProviderError, ProviderErrorKind, ToolCall,
+    ToolChoice as ToolsChoice, ToolRound,
 };
 use crate::request::{AiRequest, ResponseFormat, SharedSchema};
 use crate::result::{IssueKind, ResultIssue, Usage};
@@ -151,12 +151,13 @@ pub(super) fn body(call: Call<'_>) -> Result<Vec<u8>, ProviderError> {
         }
     }
     let body = ConverseBody {
-        messages: Messages {
+        messages: Conversation {
             user: Message {
                 role: "user",
                 content: parts::UserContent::of(request),
             },
             tools: request.tools.as_deref(),
+            round: round_messages,
         },
         system,
         inference_config: InferenceConfig {
@@ -244,43 +245,35 @@ fn tool_config(call: Call<'_>, thinks: bool) -> Result<Option<ToolConfig<'_>>, P
     Ok(Some(ToolConfig { tools, tool_choice }))
 }
 
-/// The `messages` list: the user message, then each round's assistant turn and results.
-struct Messages<'a> {
-    user: Message<'a>,
-    tools: Option<&'a RequestTools>,
-}
-
-impl Serialize for Messages<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_rounds(serializer, &self.user, self.tools, |round| {
-            let content = turn_of(
-                round,
-                |text| json!({"text": text}),
-                |call| tool_use(&call.id, &call.name, arguments_object(&call.arguments)),
-            );
-            let results: Vec<Value> = round
-                .results
-                .iter()
-                .map(|result| {
-                    json!({"toolResult": {
-                        "toolUseId": result.call_id,
-                        "content": [{"text": result.content}],
-                        "status": if result.is_error { "error" } else { "success" },
-                    }})
-                })
-                .collect();
-            [
-                json!({"role": "assistant", "content": content}),
-                json!({"role": "user", "content": results}),
-            ]
+/// A round of the `messages` list: the model's turn as it came (or rebuilt), then one `user`
+/// message of `toolResult` blocks.
+fn round_messages(round: &ToolRound) -> [Value; 2] {
+    let content = turn_of(
+        round,
+        |text| json!({"text": text}),
+        |call| tool_use(&call.id, &call.name, arguments_object(&call.arguments)),
+    );
+    let results: Vec<Value> = round
+        .results
+        .iter()
+        .map(|result| {
+            json!({"toolResult": {
+                "toolUseId": result.call_id,
+                "content": [{"text": result.content}],
+                "status": if result.is_error { "error" } else { "success" },
+            }})
         })
-    }
+        .collect();
+    [
+        json!({"role": "assistant", "content": content}),
+        json!({"role": "user", "content": results}),
+    ]
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ConverseBody<'a> {
-    messages: Messages<'a>,
+    messages: Conversation<'a, Message<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     system: Vec<SystemBlock<'a>>,
     inference_config: InferenceConfig<'a>,

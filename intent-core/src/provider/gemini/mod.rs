@@ -197,7 +197,7 @@ impl Vendor for Gemini {
                     attachments: &[],
                 },
             }),
-            contents: tools::Contents {
+            contents: crate::provider::tool_wire::Conversation {
                 user: Content {
                     role: Some("user"),
                     parts: Parts {
@@ -206,6 +206,7 @@ impl Vendor for Gemini {
                     },
                 },
                 tools: request.tools.as_deref(),
+                round: tools::round_contents,
             },
             tools: tools::tools(request, provider)?,
             generation_config: GenerationConfig {

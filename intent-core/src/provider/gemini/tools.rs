@@ -27,12 +27,12 @@
 
 use std::borrow::Cow;
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::dialect;
-use crate::provider::tool_wire::{arguments_object, calls_and_turn, serialize_rounds, turn_of};
-use crate::provider::{ProviderError, ProviderErrorKind, RequestTools, ToolCall, ToolChoice};
+use crate::provider::tool_wire::{arguments_object, calls_and_turn, turn_of};
+use crate::provider::{ProviderError, ProviderErrorKind, ToolCall, ToolChoice, ToolRound};
 use crate::request::AiRequest;
 
 /// `tools` and `toolConfig` of a `generateContent` body.
@@ -84,51 +84,43 @@ pub(super) fn tools(request: &AiRequest, provider: &str) -> Result<Tools, Provid
     })
 }
 
-/// The `contents` list: the user's content, then each round's model turn and responses.
-pub(super) struct Contents<'a, C> {
-    pub(super) user: C,
-    pub(super) tools: Option<&'a RequestTools>,
-}
-
-impl<C: Serialize> Serialize for Contents<'_, C> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_rounds(serializer, &self.user, self.tools, |round| {
-            let parts = turn_of(
-                round,
-                |text| json!({"text": text}),
-                |call| {
-                    let mut function =
-                        json!({"name": call.name, "args": arguments_object(&call.arguments)});
-                    if !call.id.is_empty() {
-                        function["id"] = Value::from(call.id.as_str());
-                    }
-                    json!({"functionCall": function})
-                },
-            );
-            let responses: Vec<Value> = round
-                .results
-                .iter()
-                .map(|result| {
-                    let output = serde_json::from_str::<Value>(&result.content)
-                        .unwrap_or_else(|_| Value::from(result.content.as_str()));
-                    let response = if result.is_error {
-                        json!({"error": output})
-                    } else {
-                        json!({"result": output})
-                    };
-                    let mut function = json!({"name": result.name, "response": response});
-                    if !result.call_id.is_empty() {
-                        function["id"] = Value::from(result.call_id.as_str());
-                    }
-                    json!({"functionResponse": function})
-                })
-                .collect();
-            [
-                json!({"role": "model", "parts": parts}),
-                json!({"role": "user", "parts": responses}),
-            ]
+/// A round of the `contents` list: the model's turn as it came (its thought signatures kept),
+/// then one `user` content of `functionResponse` parts.
+pub(super) fn round_contents(round: &ToolRound) -> [Value; 2] {
+    let parts = turn_of(
+        round,
+        |text| json!({"text": text}),
+        |call| {
+            let mut function =
+                json!({"name": call.name, "args": arguments_object(&call.arguments)});
+            if !call.id.is_empty() {
+                function["id"] = Value::from(call.id.as_str());
+            }
+            json!({"functionCall": function})
+        },
+    );
+    let responses: Vec<Value> = round
+        .results
+        .iter()
+        .map(|result| {
+            let output = serde_json::from_str::<Value>(&result.content)
+                .unwrap_or_else(|_| Value::from(result.content.as_str()));
+            let response = if result.is_error {
+                json!({"error": output})
+            } else {
+                json!({"result": output})
+            };
+            let mut function = json!({"name": result.name, "response": response});
+            if !result.call_id.is_empty() {
+                function["id"] = Value::from(result.call_id.as_str());
+            }
+            json!({"functionResponse": function})
         })
-    }
+        .collect();
+    [
+        json!({"role": "model", "parts": parts}),
+        json!({"role": "user", "parts": responses}),
+    ]
 }
 
 /// The calls of a reply's parts, and the turn to send back when there are any.

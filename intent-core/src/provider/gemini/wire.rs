@@ -51,7 +51,7 @@ pub(super) const TEXT_MIME_TYPE: &str = "text/plain";
 pub(super) struct GenerateBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) system_instruction: Option<Content<'a>>,
-    pub(super) contents: super::tools::Contents<'a, Content<'a>>,
+    pub(super) contents: crate::provider::tool_wire::Conversation<'a, Content<'a>>,
     #[serde(flatten)]
     pub(super) tools: super::tools::Tools,
     pub(super) generation_config: GenerationConfig<'a>,
