@@ -21,15 +21,21 @@ fn gemini(server: &wiremock::MockServer, model: &str) -> GeminiProvider {
 const FORECAST: &str = r#"{"value": {"city": "San Francisco", "sunny": true}}"#;
 const WEATHER: &str = r#"{"location":"San Francisco","sky":"sunny"}"#;
 
-#[tokio::test]
-#[ignore = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)"]
-async fn anthropic_sends_the_recorded_turn_back_with_a_tool_result() {
+/// Anthropic's recorded tool-call reply, and the answer a later round gets.
+fn anthropic_rounds() -> (serde_json::Value, serde_json::Value) {
     let first = recorded("anthropic-messages/anthropic-json-other-tool.1.json");
     let then = json!({
         "model": "claude-haiku-4-5-20251001", "type": "message", "role": "assistant",
         "content": [{"type": "text", "text": FORECAST}], "stop_reason": "end_turn",
         "usage": {"input_tokens": 900, "output_tokens": 15}
     });
+    (first, then)
+}
+
+#[tokio::test]
+#[ignore = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)"]
+async fn anthropic_sends_the_recorded_turn_back_with_a_tool_result() {
+    let (first, then) = anthropic_rounds();
     let server = two_rounds(first.clone(), then).await;
     let client = IntentClient::new(anthropic(&server));
     let result = forecast_with_tool(&client).await;
@@ -96,12 +102,7 @@ async fn gemini_sends_the_recorded_turn_back_with_its_thought_signature() {
 #[tokio::test]
 #[ignore = "reads ../shared/corpora/vendor-fixtures (run by .ci/run)"]
 async fn anthropic_is_asked_to_answer_with_tool_choice_none_after_a_repeated_call() {
-    let first = recorded("anthropic-messages/anthropic-json-other-tool.1.json");
-    let then = json!({
-        "model": "claude-haiku-4-5-20251001", "type": "message", "role": "assistant",
-        "content": [{"type": "text", "text": FORECAST}], "stop_reason": "end_turn",
-        "usage": {"input_tokens": 900, "output_tokens": 15}
-    });
+    let (first, then) = anthropic_rounds();
     let repeated = [first.clone(), first.clone()]
         .map(|reply| wiremock::ResponseTemplate::new(200).set_body_json(reply));
     let server = intent_tests::wire::failing_then(repeated.into(), then).await;
