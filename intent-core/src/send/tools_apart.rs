@@ -21,9 +21,11 @@ use crate::result::{IssueKind, ResultIssue};
 /// `request` without its response format, for `provider`, when it lets the model call tools
 /// under a format the provider cannot call them in; `None` when it goes as it is.
 pub(super) fn without_format(provider: &dyn Provider, request: &AiRequest) -> Option<AiRequest> {
-    request
-        .with_tools_apart()
-        .filter(|_| !provider.tools_beside_format(request))
+    // Asked first, so that a request to a provider that can is never copied.
+    if request.tools.is_none() || provider.tools_beside_format(request) {
+        return None;
+    }
+    request.with_tools_apart()
 }
 
 /// The notice on an attempt whose tool rounds went to `provider` without their format.
