@@ -331,15 +331,20 @@ async fn stream_server(body: Vec<u8>, deliveries: Vec<Delivery>) -> ReplayServer
     .await
 }
 
-#[tokio::test]
-async fn a_converse_stream_reads_the_same_cut_at_every_byte() {
-    let body = converse_stream();
+/// A server that sends `body` whole, then cut at each byte in turn, then cut at every byte;
+/// with the number of deliveries.
+async fn cut_everywhere(body: Vec<u8>) -> (ReplayServer, usize) {
     let len = body.len();
     let mut deliveries = vec![Delivery::Whole];
     deliveries.extend((1..len).map(|cut| Delivery::Cuts(vec![cut])));
     deliveries.push(Delivery::Cuts((1..len).collect()));
     let count = deliveries.len();
-    let server = stream_server(body, deliveries).await;
+    (stream_server(body, deliveries).await, count)
+}
+
+#[tokio::test]
+async fn a_converse_stream_reads_the_same_cut_at_every_byte() {
+    let (server, count) = cut_everywhere(converse_stream()).await;
     let provider = bedrock(&server.base);
     let request = AiRequest::new("You are terse.", "Greet.");
     for n in 0..count {
@@ -462,4 +467,90 @@ async fn a_tool_round_on_converse_sends_the_turn_back_as_the_api_takes_it() {
         {"toolResult": {"toolUseId": "tooluse_4Lo0VS-FT5yev_-skOCQdw", "content": [{"text": "Mexico"}], "status": "success"}}
     ]}));
     assert_eq!(two, want);
+}
+
+/// A stream that calls a tool, shaped as the recorded whole reply of
+/// `test_bedrock_anthropic_tool_with_thinking`: signed reasoning, text, then a `toolUse` block
+/// whose input comes in pieces.
+fn tool_call_stream() -> Vec<u8> {
+    let mut body = event("messageStart", json!({"p": "ab", "role": "assistant"}));
+    let delta = |index: u32, delta: Value| {
+        event(
+            "contentBlockDelta",
+            json!({"contentBlockIndex": index, "delta": delta, "p": "abc"}),
+        )
+    };
+    let stop = |index: u32| {
+        event(
+            "contentBlockStop",
+            json!({"contentBlockIndex": index, "p": "a"}),
+        )
+    };
+    body.extend(delta(
+        0,
+        json!({"reasoningContent": {"text": "I need the country."}}),
+    ));
+    body.extend(delta(
+        0,
+        json!({"reasoningContent": {"signature": "ErcBCkgI"}}),
+    ));
+    body.extend(stop(0));
+    body.extend(delta(1, json!({"text": "Checking your country."})));
+    body.extend(stop(1));
+    body.extend(event(
+        "contentBlockStart",
+        json!({"contentBlockIndex": 2, "p": "abcd",
+        "start": {"toolUse": {"name": "get_user_country", "toolUseId": "tooluse_4Lo0"}}}),
+    ));
+    for piece in ["{\"reg", "ion\": \"N", "A\"}"] {
+        body.extend(delta(2, json!({"toolUse": {"input": piece}})));
+    }
+    body.extend(stop(2));
+    body.extend(event(
+        "messageStop",
+        json!({"p": "abc", "stopReason": "tool_use"}),
+    ));
+    body.extend(event(
+        "metadata",
+        json!({"metrics": {"latencyMs": 900}, "p": "ab",
+        "usage": {"inputTokens": 397, "outputTokens": 138, "totalTokens": 535}}),
+    ));
+    body
+}
+
+#[tokio::test]
+async fn a_streamed_tool_call_reads_the_same_cut_at_every_byte_with_its_turn() {
+    let (server, count) = cut_everywhere(tool_call_stream()).await;
+    let provider = bedrock(&server.base);
+    let mut request = schema_request();
+    let country = ToolDefinition::new(
+        "get_user_country",
+        "The user's country.",
+        json!({"type": "object"}),
+    );
+    request.tools = Some(Arc::new(RequestTools::new(vec![country])));
+    for n in 0..count {
+        let reply = ReplyAssembler::collect(provider.stream(&request))
+            .await
+            .unwrap_or_else(|e| panic!("delivery {n}: {e}"));
+        assert_eq!(reply.text, "Checking your country.", "delivery {n}");
+        assert_eq!(reply.finish_reason, FinishReason::Stop, "delivery {n}");
+        assert_eq!(reply.tool_calls.len(), 1, "delivery {n}");
+        let call = &reply.tool_calls[0];
+        assert_eq!(
+            (call.id.as_str(), call.name.as_str()),
+            ("tooluse_4Lo0", "get_user_country")
+        );
+        let arguments: Value = serde_json::from_str(&call.arguments).unwrap();
+        assert_eq!(arguments, json!({"region": "NA"}));
+        assert_eq!(
+            reply.vendor_turn.as_deref(),
+            Some(&json!([
+                {"reasoningContent": {"reasoningText": {"text": "I need the country.", "signature": "ErcBCkgI"}}},
+                {"text": "Checking your country."},
+                {"toolUse": {"toolUseId": "tooluse_4Lo0", "name": "get_user_country", "input": {"region": "NA"}}}
+            ])),
+            "delivery {n}"
+        );
+    }
 }

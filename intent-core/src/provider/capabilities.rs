@@ -407,7 +407,7 @@ pub static TABLE: &[Row] = &[
             sent("`tools` of `function`s, strict; `function_call_output` items; at another server, as Chat Completions", "/tools/0/parameters"),
             sent("`tools` with `input_schema`; `tool_result` blocks, thinking blocks kept", "/tools/0/input_schema"),
             sent("`tools.functionDeclarations` in Gemini's dialect; `functionResponse` parts; Gemini 2.5 and earlier, which refuse a JSON format beside them, get the rounds in plain text and an answer that does not read asked for with the format and no declarations", "/tools/0/functionDeclarations/0/parametersJsonSchema"),
-            sent("`toolConfig.tools` of `toolSpec`s beside the schema's tool, `toolChoice` `auto`; `toolResult` blocks, the turn sent back with its signed reasoning; read whole, not streamed", "/toolConfig/tools/0/toolSpec/inputSchema/json"),
+            sent("`toolConfig.tools` of `toolSpec`s beside the schema's tool, `toolChoice` `auto`; `toolResult` blocks, the turn sent back with its signed reasoning; streamed calls joined from their `toolUse` input pieces", "/toolConfig/tools/0/toolSpec/inputSchema/json"),
         ],
     },
     Row {

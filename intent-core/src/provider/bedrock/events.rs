@@ -12,21 +12,28 @@
 //!   input JSON (the forced tool's input is the answer, as when read whole); `{reasoningContent:
 //!   {text}}` is the model's reasoning ([`StreamPiece::Reasoning`]), `{reasoningContent:
 //!   {signature}}` and `{redactedContent}` carry nothing for the reply.
+//! - With the caller's tools offered, a `toolUse` block of another name than the schema's tool
+//!   is a call: its `input` pieces are joined and the call handed on at the block's
+//!   `contentBlockStop`, and the model's turn (reasoning with its signature, text, calls) is
+//!   rebuilt block by block for the next round, as a whole reply's is kept.
 //! - An exception after HTTP 200 is an `exception` message (`throttlingException`,
 //!   `modelStreamErrorException`, `validationException`, `serviceUnavailableException`, ...)
 //!   with `{"message"}`: the stream breaks with it. A stream that ends before `metadata` is
 //!   broken.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::wire::{stop_reason, ConverseUsage};
 use crate::provider::pieces::{
     not_an_event, EventDecoder, Pieces, StreamEnd, StreamModel, StreamPiece,
 };
+use crate::provider::tool_wire::arguments_object;
 use crate::provider::transport::sse::SseEvent;
 use crate::provider::transport::ApiKey;
-use crate::provider::{ProviderError, ProviderErrorKind};
+use crate::provider::{ProviderError, ProviderErrorKind, ToolCall};
 
 /// Reads Converse stream events into pieces.
 pub(crate) struct ConverseDecoder {
@@ -35,18 +42,83 @@ pub(crate) struct ConverseDecoder {
     stop_reason: Option<String>,
     /// A tool's input came: the answer is the tool's.
     tool_answer: bool,
+    /// With the caller's tools offered: the turn's blocks so far.
+    turn: Option<Turn>,
+}
+
+/// A streamed turn that may call the caller's tools, block by block.
+struct Turn {
+    /// The schema's tool, whose input is the answer.
+    answer: Option<String>,
+    blocks: BTreeMap<u64, Block>,
+    calls: usize,
+}
+
+/// One content block of a streamed turn.
+enum Block {
+    Text(String),
+    Reasoning {
+        text: String,
+        signature: String,
+    },
+    Call {
+        id: String,
+        name: String,
+        input: String,
+    },
+    /// The schema's tool: its input is the reply's text.
+    Answer,
+}
+
+impl Turn {
+    /// The turn as Converse takes it back, when it called a tool.
+    fn finish(self) -> Option<Box<Value>> {
+        (self.calls > 0).then(|| {
+            let blocks = self.blocks.into_values().filter_map(|block| match block {
+                Block::Text(text) => Some(json!({"text": text})),
+                Block::Reasoning { text, signature } => Some(json!({"reasoningContent": {
+                    "reasoningText": {"text": text, "signature": signature}
+                }})),
+                Block::Call { id, name, input } => Some(json!({"toolUse": {
+                    "toolUseId": id, "name": name, "input": arguments_object(&input)
+                }})),
+                Block::Answer => None,
+            });
+            Box::new(Value::Array(blocks.collect()))
+        })
+    }
 }
 
 #[derive(Deserialize)]
 struct Delta {
     #[serde(default)]
     delta: Value,
+    #[serde(default, rename = "contentBlockIndex")]
+    index: u64,
 }
 
+#[derive(Deserialize)]
+struct Start {
+    #[serde(default)]
+    start: Value,
+    #[serde(default, rename = "contentBlockIndex")]
+    index: u64,
+}
+
+/// `messageStop` (its stop reason) or `contentBlockStop` (its block).
 #[derive(Deserialize)]
 struct Stop {
     #[serde(rename = "stopReason")]
     stop_reason: Option<String>,
+    #[serde(default, rename = "contentBlockIndex")]
+    index: u64,
+}
+
+fn reasoning() -> Block {
+    Block::Reasoning {
+        text: String::new(),
+        signature: String::new(),
+    }
 }
 
 #[derive(Deserialize)]
@@ -62,7 +134,26 @@ impl ConverseDecoder {
             model: StreamModel::new(sent_model),
             stop_reason: None,
             tool_answer: false,
+            turn: None,
         }
+    }
+
+    /// A decoder for a request that offers the caller's tools, the answer's schema going as the
+    /// tool `answer` (when there is one).
+    pub(crate) fn with_tools(mut self, answer: Option<&str>) -> Self {
+        self.turn = Some(Turn {
+            answer: answer.map(str::to_owned),
+            blocks: BTreeMap::new(),
+            calls: 0,
+        });
+        self
+    }
+
+    /// The block at `index` of a turn that may call tools.
+    fn block(&mut self, index: u64, new: impl FnOnce() -> Block) -> Option<&mut Block> {
+        self.turn
+            .as_mut()
+            .map(|turn| turn.blocks.entry(index).or_insert_with(new))
     }
 
     fn malformed(&self, event: &SseEvent, why: impl std::fmt::Display) -> ProviderError {
@@ -105,35 +196,80 @@ impl EventDecoder for ConverseDecoder {
         }
         match name {
             "contentBlockDelta" => {
-                let Delta { delta } = self.read(&event)?;
+                let Delta { delta, index } = self.read(&event)?;
                 let text = |v: Option<&Value>| {
                     v.and_then(Value::as_str)
                         .filter(|t| !t.is_empty())
                         .map(str::to_owned)
                 };
                 if let Some(t) = text(delta.get("text")) {
+                    if let Some(Block::Text(kept)) =
+                        self.block(index, || Block::Text(String::new()))
+                    {
+                        kept.push_str(&t);
+                    }
                     pieces.push_back(StreamPiece::Text(t));
                 } else if let Some(input) = delta.pointer("/toolUse/input") {
-                    self.tool_answer = true;
-                    match input {
-                        Value::String(s) if s.is_empty() => {}
-                        Value::String(s) => pieces.push_back(StreamPiece::Text(s.clone())),
-                        other => {
-                            return Err(self.malformed(
-                                &event,
-                                format_args!("toolUse.input is {other}, not a string"),
-                            ))
+                    let Value::String(piece) = input else {
+                        return Err(self.malformed(
+                            &event,
+                            format_args!("toolUse.input is {input}, not a string"),
+                        ));
+                    };
+                    if let Some(Block::Call { input, .. }) = self.block(index, || Block::Answer) {
+                        input.push_str(piece);
+                    } else {
+                        self.tool_answer = true;
+                        if !piece.is_empty() {
+                            pieces.push_back(StreamPiece::Text(piece.clone()));
                         }
                     }
                 } else if let Some(t) = text(delta.pointer("/reasoningContent/text")) {
+                    if let Some(Block::Reasoning { text, .. }) = self.block(index, reasoning) {
+                        text.push_str(&t);
+                    }
                     pieces.push_back(StreamPiece::Reasoning(t));
+                } else if let Some(t) = text(delta.pointer("/reasoningContent/signature")) {
+                    if let Some(Block::Reasoning { signature, .. }) = self.block(index, reasoning) {
+                        signature.push_str(&t);
+                    }
                 }
                 Ok(false)
             }
             "contentBlockStart" => {
-                let start: Value = self.read(&event)?;
-                if start.pointer("/start/toolUse").is_some() {
-                    self.tool_answer = true;
+                let Start { start, index } = self.read(&event)?;
+                if let Some(tool_use) = start.get("toolUse") {
+                    let name = tool_use.get("name").and_then(Value::as_str).unwrap_or("");
+                    let id = tool_use
+                        .get("toolUseId")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    match self.turn.as_mut() {
+                        Some(turn) if turn.answer.as_deref() != Some(name) => {
+                            turn.calls += 1;
+                            let call = Block::Call {
+                                id: id.to_owned(),
+                                name: name.to_owned(),
+                                input: String::new(),
+                            };
+                            turn.blocks.insert(index, call);
+                        }
+                        _ => self.tool_answer = true,
+                    }
+                }
+                Ok(false)
+            }
+            "contentBlockStop" => {
+                let Stop { index, .. } = self.read(&event)?;
+                if let Some(Block::Call { id, name, input }) =
+                    self.turn.as_ref().and_then(|turn| turn.blocks.get(&index))
+                {
+                    let arguments = if input.is_empty() { "{}" } else { input };
+                    pieces.push_back(StreamPiece::ToolCall(ToolCall::new(
+                        id.as_str(),
+                        name.as_str(),
+                        arguments,
+                    )));
                 }
                 Ok(false)
             }
@@ -144,16 +280,16 @@ impl EventDecoder for ConverseDecoder {
             }
             "metadata" => {
                 let metadata: Metadata = self.read(&event)?;
-                let finish = stop_reason(self.stop_reason.as_deref(), self.tool_answer);
+                let turn = self.turn.take().and_then(Turn::finish);
+                let by_tool = self.tool_answer || turn.is_some();
+                let finish = stop_reason(self.stop_reason.as_deref(), by_tool);
                 let usage = metadata.usage.unwrap_or_default().usage();
-                pieces.push_back(StreamPiece::End(StreamEnd::new(
-                    finish,
-                    usage,
-                    self.model.answered(),
-                )));
+                let mut end = StreamEnd::new(finish, usage, self.model.answered());
+                end.vendor_turn = turn;
+                pieces.push_back(StreamPiece::End(end));
                 Ok(true)
             }
-            // messageStart, contentBlockStop and events added later carry nothing for the reply.
+            // messageStart and events added later carry nothing for the reply.
             _ => Ok(false),
         }
     }

@@ -249,13 +249,14 @@ impl Vendor for Bedrock {
         Some(ConverseDecoder::new(model, key))
     }
 
-    /// A request that offers the caller's tools is read whole: its turn (signed reasoning,
-    /// text and calls) goes back on the next round as it came.
+    /// A request that offers the caller's tools has its calls told from the answer, and its
+    /// turn (signed reasoning, text and calls) rebuilt for the next round.
     fn events_for(&self, call: Call<'_>, key: &ApiKey) -> Option<ConverseDecoder> {
-        if call.request.tools.is_some() {
-            return None;
-        }
-        self.events(call.model, key)
+        let decoder = ConverseDecoder::new(call.model, key);
+        Some(match call.request.tools {
+            None => decoder,
+            Some(_) => decoder.with_tools(wire::Offered::of(call.request).answer()),
+        })
     }
 
     fn notices(&self, call: Call<'_>) -> Vec<ResultIssue> {

@@ -445,6 +445,11 @@ pub(super) struct Offered<'a> {
 }
 
 impl<'a> Offered<'a> {
+    /// The name the schema's tool goes under, when the answer has a schema.
+    pub(super) fn answer(self) -> Option<&'a str> {
+        self.answer
+    }
+
     pub(super) fn of(request: &'a AiRequest) -> Self {
         Offered {
             answer: (request.format == ResponseFormat::JsonSchema)
