@@ -209,8 +209,6 @@ pub(super) async fn rounds<T>(
     let mut request = request.clone();
     let mut used = Usage::default();
     let mut notices = Vec::new();
-    // The calls run so far in this attempt: their names and arguments.
-    let mut ran: Vec<(String, Value)> = Vec::new();
     let mut answer_round = false;
     loop {
         if answer_round {
@@ -224,7 +222,7 @@ pub(super) async fn rounds<T>(
             None
         } else if calls.is_empty() {
             (answer.format_left_out && (job.verify)(&answer.response.text).is_err()).then_some(None)
-        } else if !tools.final_answer && calls.iter().all(|call| ran.contains(&key_of(call))) {
+        } else if !tools.final_answer && calls.iter().all(|call| already_ran(record, call)) {
             Some(Some(repeated_notice(calls.len())))
         } else {
             None
@@ -262,7 +260,6 @@ pub(super) async fn rounds<T>(
                 record.usage += used;
                 return Rounds::Deadline;
             }
-            ran.extend(calls.iter().map(key_of));
             let mut next = RequestTools::clone(request.tools.as_deref().unwrap_or(&tools.offered));
             let mut round = ToolRound::new(calls, results);
             round.text = std::mem::take(&mut answer.response.text);
@@ -311,12 +308,20 @@ fn take_calls(answer: &mut Answer, tools: &CallTools, request: &AiRequest) {
     }
 }
 
-/// A call's name and arguments, for telling a repeated call: the arguments as JSON, so that
-/// spacing and the order of members do not matter (the text itself when it is not JSON).
-fn key_of(call: &ToolCall) -> (String, Value) {
-    let arguments = serde_json::from_str::<Value>(&call.arguments)
-        .unwrap_or_else(|_| Value::String(call.arguments.clone()));
-    (call.name.clone(), arguments)
+/// A call's arguments as recorded and compared: their JSON, so that spacing and the order of
+/// members do not matter (the text itself, as a JSON string, when it is not JSON).
+fn arguments_value(call: &ToolCall) -> Value {
+    serde_json::from_str::<Value>(&call.arguments)
+        .unwrap_or_else(|_| Value::String(call.arguments.clone()))
+}
+
+/// True when this attempt's `record` holds a call of the same tool with the same arguments.
+fn already_ran(record: &AttemptRecord, call: &ToolCall) -> bool {
+    let arguments = arguments_value(call);
+    record
+        .tool_calls
+        .iter()
+        .any(|ran| ran.name == call.name && ran.arguments == arguments)
 }
 
 /// The notice of an answer round asked for because the model repeated `count` calls.
@@ -349,9 +354,7 @@ async fn run_all(
     let outcomes = futures::future::join_all(runs).await;
     let mut results = Vec::with_capacity(calls.len());
     for (call, (content, is_error, latency)) in calls.iter().zip(outcomes) {
-        let arguments = serde_json::from_str::<Value>(&call.arguments)
-            .unwrap_or_else(|_| Value::String(call.arguments.clone()));
-        let mut entry = ToolCallRecord::new(call.name.clone(), arguments);
+        let mut entry = ToolCallRecord::new(call.name.clone(), arguments_value(call));
         entry.output.clone_from(&content);
         entry.is_error = is_error;
         entry.latency = latency;

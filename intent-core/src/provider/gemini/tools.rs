@@ -16,7 +16,10 @@
 //!   kept in `contents`: Gemini before 3 refuses a response format beside any function
 //!   declaration, whatever the calling mode ("Function calling with a response mime type:
 //!   'application/json' is unsupported", a 400 reported on gemini-2.5-flash in
-//!   googleapis/python-genai#867 and symfony/ai#1777).
+//!   googleapis/python-genai#867 and symfony/ai#1777). That Gemini takes `functionCall` and
+//!   `functionResponse` parts in `contents` with no declarations beside them is read from its
+//!   API reference, not yet shown by recorded traffic; a refusal would fail that attempt with
+//!   Gemini's error, never pass a value.
 //! - A reply's calls are its parts with `functionCall: {"name","args","id"?}` (`args` an object;
 //!   `id` only on some models); a part may carry a `thoughtSignature`, which Gemini 3 requires
 //!   back on the same part of the turn. Gemini's replies come whole (it does not stream here).
