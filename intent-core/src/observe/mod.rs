@@ -130,49 +130,31 @@ pub(crate) use hooks::*;
 /// ```
 pub trait Observer: Send + Sync + 'static {
     /// A request is about to be sent to a provider.
-    fn request_sent(&self, event: &RequestSent<'_>) {
-        let _ = event;
-    }
+    fn request_sent(&self, _event: &RequestSent<'_>) {}
 
     /// A provider's reply arrived.
-    fn reply_received(&self, event: &ReplyReceived<'_>) {
-        let _ = event;
-    }
+    fn reply_received(&self, _event: &ReplyReceived<'_>) {}
 
     /// An attempt ended without a value.
-    fn attempt_failed(&self, event: &AttemptFailed<'_>) {
-        let _ = event;
-    }
+    fn attempt_failed(&self, _event: &AttemptFailed<'_>) {}
 
     /// A transport fault: the same request is sent again after a delay.
-    fn transport_retry(&self, event: &TransportRetry<'_>) {
-        let _ = event;
-    }
+    fn transport_retry(&self, _event: &TransportRetry<'_>) {}
 
     /// A first attempt was answered from the cache.
-    fn cache_hit(&self, event: &CacheHit<'_>) {
-        let _ = event;
-    }
+    fn cache_hit(&self, _event: &CacheHit<'_>) {}
 
     /// A provider failed and the next one is asked.
-    fn fallback_taken(&self, event: &FallbackTaken<'_>) {
-        let _ = event;
-    }
+    fn fallback_taken(&self, _event: &FallbackTaken<'_>) {}
 
     /// The judge decided about an answer.
-    fn judge_verdict(&self, event: &JudgeVerdict<'_>) {
-        let _ = event;
-    }
+    fn judge_verdict(&self, _event: &JudgeVerdict<'_>) {}
 
     /// A chunk of a collection call ended.
-    fn chunk_finished(&self, event: &ChunkFinished) {
-        let _ = event;
-    }
+    fn chunk_finished(&self, _event: &ChunkFinished) {}
 
     /// A tool the model called was run (or refused), and its result went back to the model.
-    fn tool_called(&self, event: &ToolCalled<'_>) {
-        let _ = event;
-    }
+    fn tool_called(&self, _event: &ToolCalled<'_>) {}
 }
 
 /// An observer shared with the rest of the program observes as itself.

@@ -151,21 +151,28 @@ macro_rules! gen_ai_span {
     };
 }
 
+/// The span of a call or collection call `$call` of `$target`, asking for `$model`: the GenAI
+/// fields, `intent.call_id` and `target`, then the span's own `$field`s, empty until known, then
+/// `outcome` and `latency_ms`, which every call's span ends with.
+macro_rules! call_span {
+    ($name:literal, $call:expr, $target:expr, $model:expr; $($field:ident),*) => {{
+        let span = gen_ai_span!(
+            $name,
+            intent.call_id = $call.get(),
+            target = $target,
+            $($field = field::Empty,)*
+            outcome = field::Empty,
+            latency_ms = field::Empty,
+        );
+        record_asked(&span, $model);
+        span
+    }};
+}
+
 /// The span of call `call` returning a `target`, asking for `model` (empty when not known
 /// before the call).
 pub(crate) fn call(call: CallId, target: &'static str, model: &str) -> Span {
-    let span = gen_ai_span!(
-        "intent.call",
-        intent.call_id = call.get(),
-        target = target,
-        attempts = field::Empty,
-        input_tokens = field::Empty,
-        output_tokens = field::Empty,
-        outcome = field::Empty,
-        latency_ms = field::Empty,
-    );
-    record_asked(&span, model);
-    span
+    call_span!("intent.call", call, target, model; attempts, input_tokens, output_tokens)
 }
 
 /// Closes a call's span with what its result says (nothing is computed for a span no subscriber
@@ -341,18 +348,7 @@ pub(crate) struct CollectionSummary<'a> {
 
 /// The span of collection call `call` of `target` elements, asking for `model`.
 pub(crate) fn collection(call: CallId, target: &'static str, model: &str) -> Span {
-    let span = gen_ai_span!(
-        "intent.collection",
-        intent.call_id = call.get(),
-        target = target,
-        elements = field::Empty,
-        chunks = field::Empty,
-        failed = field::Empty,
-        outcome = field::Empty,
-        latency_ms = field::Empty,
-    );
-    record_asked(&span, model);
-    span
+    call_span!("intent.collection", call, target, model; elements, chunks, failed)
 }
 
 /// Closes a collection call's span (nothing is computed for a span no subscriber takes), and

@@ -45,35 +45,75 @@ pub(crate) struct Asker<'a> {
 
 impl Asker<'_> {
     fn notice(&self, plan: &mut Plan, setting: &str, why: &str) {
-        plan.notices.push(ResultIssue::new(
-            IssueKind::Request,
-            format!(
-                "`{setting}` was not sent to {} ({}, model {}): {why}.",
-                self.provider, self.api, self.model
-            ),
-        ));
+        plan.notices.push(self.left_out(setting, why));
+    }
+
+    /// Leaves a setting out when the request sets it: `slot` emptied, and a notice of `why` for the
+    /// record (`why` is written only then).
+    fn leave_out<T>(
+        &self,
+        slot: &mut Option<T>,
+        plan_notices: &mut Vec<ResultIssue>,
+        setting: &str,
+        why: impl FnOnce() -> String,
+    ) {
+        if slot.take().is_some() {
+            plan_notices.push(self.left_out(setting, &why()));
+        }
+    }
+
+    fn left_out(&self, setting: &str, why: &str) -> ResultIssue {
+        let subject = self.subject(setting, "was not sent to");
+        ResultIssue::new(IssueKind::Request, format!("{subject}: {why}."))
     }
 
     /// A setting sent that will not do what it asks, and why.
     fn warn(&self, plan: &mut Plan, setting: &str, why: &str) {
-        plan.notices.push(ResultIssue::new(
-            IssueKind::Request,
-            format!(
-                "`{setting}` was sent to {} ({}, model {}), but {why}.",
-                self.provider, self.api, self.model
-            ),
-        ));
+        let subject = self.subject(setting, "was sent to");
+        let message = format!("{subject}, but {why}.");
+        plan.notices
+            .push(ResultIssue::new(IssueKind::Request, message));
     }
 
     fn refuse(&self, setting: &str, why: &str) -> ProviderError {
+        let subject = self.subject(setting, "cannot be sent to");
         ProviderError::new(
             ProviderErrorKind::InvalidRequest,
-            format!(
-                "`{setting}` cannot be sent to {} ({}, model {}): {why}; nothing was sent",
-                self.provider, self.api, self.model
-            ),
+            format!("{subject}: {why}; nothing was sent"),
         )
         .with_provider(self.provider)
+    }
+
+    /// The start every message of the plan shares: `` `top_p` was not sent to p (API, model m) ``.
+    fn subject<'s>(&'s self, setting: &'s str, verb: &'static str) -> Subject<'s> {
+        Subject {
+            asker: self,
+            setting,
+            verb,
+        }
+    }
+}
+
+/// See [`Asker::subject`].
+struct Subject<'a> {
+    asker: &'a Asker<'a>,
+    setting: &'a str,
+    verb: &'static str,
+}
+
+impl std::fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Asker {
+            provider,
+            api,
+            model,
+            ..
+        } = self.asker;
+        write!(
+            f,
+            "`{}` {} {provider} ({api}, model {model})",
+            self.setting, self.verb
+        )
     }
 }
 
@@ -142,34 +182,40 @@ fn caching(asker: Asker<'_>, request: &AiRequest, plan: &mut Plan) {
 }
 
 fn openai(asker: Asker<'_>, family: Option<&Family>, plan: &mut Plan) {
+    let notices = &mut plan.notices;
     if let Some(family) = family.filter(|f| f.sampling == Sampling::Refused) {
-        let why = format!(
+        let why = || {
+            format!(
             "{} reasoning models refuse sampling settings (\"Unsupported parameter: 'temperature' is not supported with this model\"); the model's own sampling is used",
             family.name
-        );
-        if plan.temperature.take().is_some() {
-            asker.notice(plan, "temperature", &why);
-        }
-        if plan.top_p.take().is_some() {
-            asker.notice(plan, "top_p", &why);
-        }
+        )
+        };
+        asker.leave_out(&mut plan.temperature, notices, "temperature", why);
+        asker.leave_out(&mut plan.top_p, notices, "top_p", why);
     }
     if let Some(family) = family.filter(|f| f.efforts.is_empty()) {
-        if plan.reasoning_effort.take().is_some() {
-            let why = format!(
+        let why = || {
+            format!(
                 "{} models do not reason, and refuse a reasoning effort",
                 family.name
-            );
-            asker.notice(plan, "reasoning_effort", &why);
-        }
+            )
+        };
+        asker.leave_out(&mut plan.reasoning_effort, notices, "reasoning_effort", why);
     }
-    if plan.thinking_budget.take().is_some() {
-        asker.notice(
-            plan,
-            "thinking_budget",
-            "OpenAI's APIs take no thinking budget; set `reasoning_effort` to bound a reasoning model's thinking",
-        );
-    }
+    asker.leave_out(&mut plan.thinking_budget, notices, "thinking_budget", || {
+        "OpenAI's APIs take no thinking budget; set `reasoning_effort` to bound a reasoning model's thinking".into()
+    });
+}
+
+/// Leaves out the thinking budget of a family that does not think, with its notice.
+fn no_thinking(asker: Asker<'_>, family: &Family, plan: &mut Plan) {
+    let why = || format!("{} models do not think", family.name);
+    asker.leave_out(
+        &mut plan.thinking_budget,
+        &mut plan.notices,
+        "thinking_budget",
+        why,
+    );
 }
 
 fn anthropic(
@@ -178,18 +224,12 @@ fn anthropic(
     plan: &mut Plan,
 ) -> Result<(), ProviderError> {
     if let Some(family) = family.filter(|f| !f.budget) {
-        if plan.thinking_budget.take().is_some() {
-            let why = format!("{} models do not think", family.name);
-            asker.notice(plan, "thinking_budget", &why);
-        }
+        no_thinking(asker, family, plan);
     }
     let thinks = plan.thinking_budget.is_some_and(|b| b > 0);
-    if !asker.send_temperature && plan.temperature.take().is_some() {
-        asker.notice(
-            plan,
-            "temperature",
-            "the provider is set `with_send_temperature(false)`",
-        );
+    if !asker.send_temperature {
+        let why = || "the provider is set `with_send_temperature(false)`".into();
+        asker.leave_out(&mut plan.temperature, &mut plan.notices, "temperature", why);
     }
     if thinks && plan.temperature.is_some() {
         return Err(asker.refuse(
@@ -213,13 +253,18 @@ fn anthropic(
         ));
     }
     if let Some(family) = family.filter(|f| f.efforts.is_empty()) {
-        if plan.reasoning_effort.take().is_some() {
-            let why = format!(
-                "{} models take no effort (`output_config.effort` is for Claude Opus 4.5 and later); set `thinking_budget` to bound its thinking",
-                family.name
-            );
-            asker.notice(plan, "reasoning_effort", &why);
-        }
+        let why = || {
+            format!(
+            "{} models take no effort (`output_config.effort` is for Claude Opus 4.5 and later); set `thinking_budget` to bound its thinking",
+            family.name
+        )
+        };
+        asker.leave_out(
+            &mut plan.reasoning_effort,
+            &mut plan.notices,
+            "reasoning_effort",
+            why,
+        );
     }
     Ok(())
 }
@@ -250,11 +295,7 @@ fn gemini(asker: Asker<'_>, family: Option<&Family>, plan: &mut Plan) -> Result<
         }
     }
     match plan.thinking_budget {
-        Some(_) if !family.budget => {
-            plan.thinking_budget = None;
-            let why = format!("{} models do not think", family.name);
-            asker.notice(plan, "thinking_budget", &why);
-        }
+        Some(_) if !family.budget => no_thinking(asker, family, plan),
         Some(0) if !family.thinking_off => {
             return Err(asker.refuse(
                 "thinking_budget",

@@ -15,173 +15,147 @@
 //! Anthropic Messages reference (`top_p`, `stop_sequences`; no seed), and the Gemini
 //! `GenerationConfig` reference (`seed`: integer, `topP`, `stopSequences`: "up to 5").
 
-use serde::Serialize;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::{ProviderError, ProviderErrorKind};
 use crate::request::AiRequest;
 
-/// The most stop sequences OpenAI Chat Completions takes.
-const OPENAI_MAX_STOP: usize = 4;
-
-/// The most stop sequences Gemini takes.
-const GEMINI_MAX_STOP: usize = 5;
-
-fn refuse(provider: &str, message: String) -> ProviderError {
-    ProviderError::new(ProviderErrorKind::InvalidRequest, message).with_provider(provider)
+/// How one API's body takes a sampling field: under a name, or not at all (the refusal's text).
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Named(&'static str),
+    Refused(&'static str),
 }
 
-/// Refuses a field the API does not take, when the request sets it (`set`).
-fn absent(set: bool, provider: &str, message: &str) -> Result<(), ProviderError> {
-    if set {
-        return Err(refuse(provider, message.into()));
-    }
-    Ok(())
+/// One API's row of the table above: the names its body gives the sampling fields and its limits.
+#[derive(Debug)]
+pub(crate) struct SamplingWire {
+    /// The API's name in a refusal.
+    api: &'static str,
+    seed: Field,
+    /// The largest seed the API's integer holds.
+    max_seed: u64,
+    top_p: &'static str,
+    stop: Field,
+    /// The most stop sequences the API takes.
+    max_stop: usize,
 }
 
-fn at_most(
-    request: &AiRequest,
-    limit: usize,
-    api: &str,
-    provider: &str,
-) -> Result<(), ProviderError> {
-    if request.stop.len() > limit {
-        return Err(refuse(
-            provider,
-            format!(
-                "{api} takes at most {limit} stop sequences; the request has {}",
-                request.stop.len()
-            ),
-        ));
-    }
-    Ok(())
-}
+/// OpenAI Chat Completions: `seed`, `top_p`, `stop` (at most 4).
+pub(crate) const CHAT: SamplingWire = SamplingWire {
+    api: "OpenAI Chat Completions",
+    seed: Field::Named("seed"),
+    max_seed: u64::MAX,
+    top_p: "top_p",
+    stop: Field::Named("stop"),
+    max_stop: 4,
+};
 
-fn stop(request: &AiRequest) -> Option<&[String]> {
-    (!request.stop.is_empty()).then_some(request.stop.as_slice())
-}
+/// The OpenAI Responses API: `top_p` only.
+pub(crate) const RESPONSES: SamplingWire = SamplingWire {
+    api: "the OpenAI Responses API",
+    seed: Field::Refused(
+        "the OpenAI Responses API takes no seed; leave `seed` unset, or use Chat Completions",
+    ),
+    max_seed: 0,
+    top_p: "top_p",
+    stop: Field::Refused(
+        "the OpenAI Responses API takes no stop sequences; leave `stop` empty, or use Chat Completions",
+    ),
+    max_stop: 0,
+};
 
-/// OpenAI Chat Completions' sampling fields, flattened into its body.
-#[derive(Serialize, Default, Debug)]
-pub(crate) struct ChatSampling<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
+/// Anthropic Messages: `top_p`, `stop_sequences`; no seed.
+pub(crate) const ANTHROPIC: SamplingWire = SamplingWire {
+    api: "Anthropic's Messages API",
+    seed: Field::Refused(
+        "Anthropic's Messages API takes no seed; leave `seed` unset for this provider",
+    ),
+    max_seed: 0,
+    top_p: "top_p",
+    stop: Field::Named("stop_sequences"),
+    max_stop: usize::MAX,
+};
+
+/// Gemini's `generationConfig`: a 32-bit `seed`, `topP`, `stopSequences` (at most 5).
+pub(crate) const GEMINI: SamplingWire = SamplingWire {
+    api: "Gemini",
+    seed: Field::Named("seed"),
+    max_seed: i32::MAX as u64,
+    top_p: "topP",
+    stop: Field::Named("stopSequences"),
+    max_stop: 5,
+};
+
+/// The sampling fields of one request as one API names them, flattened into its body (or, for
+/// Gemini, its `generationConfig`); a field the request leaves unset is not written.
+#[derive(Debug)]
+pub(crate) struct SamplingFields<'a> {
+    wire: &'static SamplingWire,
     seed: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     top_p: Option<f32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     stop: Option<&'a [String]>,
 }
 
-/// The sampling fields of `request` for OpenAI Chat Completions.
-/// `top_p` is the request's as the model's plan keeps it (`provider::plan`).
-pub(crate) fn chat<'a>(
-    request: &'a AiRequest,
-    top_p: Option<f32>,
-    provider: &str,
-) -> Result<ChatSampling<'a>, ProviderError> {
-    at_most(
-        request,
-        OPENAI_MAX_STOP,
-        "OpenAI Chat Completions",
-        provider,
-    )?;
-    Ok(ChatSampling {
-        seed: request.seed,
-        top_p,
-        stop: stop(request),
-    })
+impl SamplingWire {
+    /// The sampling fields of `request` for this API, or the refusal of one it cannot take.
+    /// `top_p` is the request's as the model's plan keeps it (`provider::plan`).
+    pub(crate) fn fields<'a>(
+        &'static self,
+        request: &'a AiRequest,
+        top_p: Option<f32>,
+        provider: &str,
+    ) -> Result<SamplingFields<'a>, ProviderError> {
+        let wire = self;
+        let refuse = |message: String| {
+            ProviderError::new(ProviderErrorKind::InvalidRequest, message).with_provider(provider)
+        };
+        let seed = match (request.seed, wire.seed) {
+            (Some(_), Field::Refused(why)) => return Err(refuse(why.into())),
+            (Some(seed), Field::Named(_)) if seed > wire.max_seed => {
+                return Err(refuse(format!(
+                    "{} takes a seed of at most {}; the request asks for {seed}",
+                    wire.api, wire.max_seed
+                )))
+            }
+            (seed, _) => seed,
+        };
+        let stop = match (request.stop.as_slice(), wire.stop) {
+            ([], _) => None,
+            (_, Field::Refused(why)) => return Err(refuse(why.into())),
+            (stop, Field::Named(_)) if stop.len() > wire.max_stop => {
+                return Err(refuse(format!(
+                    "{} takes at most {} stop sequences; the request has {}",
+                    wire.api,
+                    wire.max_stop,
+                    stop.len()
+                )))
+            }
+            (stop, Field::Named(_)) => Some(stop),
+        };
+        Ok(SamplingFields {
+            wire,
+            seed,
+            top_p,
+            stop,
+        })
+    }
 }
 
-/// The OpenAI Responses API's sampling fields, flattened into its body.
-#[derive(Serialize, Default, Debug)]
-pub(crate) struct ResponsesSampling {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    top_p: Option<f32>,
-}
-
-/// The sampling fields of `request` for the OpenAI Responses API, which takes no seed and no stop
-/// sequences; `top_p` as the model's plan keeps it.
-pub(crate) fn responses(
-    request: &AiRequest,
-    top_p: Option<f32>,
-    provider: &str,
-) -> Result<ResponsesSampling, ProviderError> {
-    absent(
-        request.seed.is_some(),
-        provider,
-        "the OpenAI Responses API takes no seed; leave `seed` unset, or use Chat Completions",
-    )?;
-    absent(
-        !request.stop.is_empty(),
-        provider,
-        "the OpenAI Responses API takes no stop sequences; leave `stop` empty, or use Chat Completions",
-    )?;
-    Ok(ResponsesSampling { top_p })
-}
-
-/// Anthropic Messages' sampling fields, flattened into its body.
-#[derive(Serialize, Default, Debug)]
-pub(crate) struct AnthropicSampling<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    top_p: Option<f32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stop_sequences: Option<&'a [String]>,
-}
-
-/// The sampling fields of `request` for Anthropic Messages, which takes no seed.
-/// `top_p` as the model's plan keeps it.
-pub(crate) fn anthropic<'a>(
-    request: &'a AiRequest,
-    top_p: Option<f32>,
-    provider: &str,
-) -> Result<AnthropicSampling<'a>, ProviderError> {
-    absent(
-        request.seed.is_some(),
-        provider,
-        "Anthropic's Messages API takes no seed; leave `seed` unset for this provider",
-    )?;
-    Ok(AnthropicSampling {
-        top_p,
-        stop_sequences: stop(request),
-    })
-}
-
-/// Gemini's sampling fields, flattened into its `generationConfig`.
-#[derive(Serialize, Default, Debug)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct GeminiSampling<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    seed: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    top_p: Option<f32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stop_sequences: Option<&'a [String]>,
-}
-
-/// The sampling fields of `request` for Gemini, whose seed is a 32-bit integer.
-/// `top_p` as the model's plan keeps it.
-pub(crate) fn gemini<'a>(
-    request: &'a AiRequest,
-    top_p: Option<f32>,
-    provider: &str,
-) -> Result<GeminiSampling<'a>, ProviderError> {
-    at_most(request, GEMINI_MAX_STOP, "Gemini", provider)?;
-    let seed = match request.seed {
-        None => None,
-        Some(seed) => Some(i32::try_from(seed).map_err(|_| {
-            refuse(
-                provider,
-                format!(
-                    "Gemini takes a seed of at most {}; the request asks for {seed}",
-                    i32::MAX
-                ),
-            )
-        })?),
-    };
-    Ok(GeminiSampling {
-        seed,
-        top_p,
-        stop_sequences: stop(request),
-    })
+impl Serialize for SamplingFields<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let (Some(seed), Field::Named(key)) = (self.seed, self.wire.seed) {
+            map.serialize_entry(key, &seed)?;
+        }
+        if let Some(top_p) = self.top_p {
+            map.serialize_entry(self.wire.top_p, &top_p)?;
+        }
+        if let (Some(stop), Field::Named(key)) = (self.stop, self.wire.stop) {
+            map.serialize_entry(key, stop)?;
+        }
+        map.end()
+    }
 }
 
 #[cfg(test)]
@@ -192,27 +166,32 @@ mod tests {
     fn fields_a_provider_cannot_take_are_refused_by_name() {
         let mut request = AiRequest::new("s", "u");
         request.seed = Some(1);
-        assert!(anthropic(&request, None, "claude")
+        assert!(ANTHROPIC
+            .fields(&request, None, "claude")
             .unwrap_err()
             .to_string()
             .contains("no seed"));
-        assert!(responses(&request, None, "oai")
+        assert!(RESPONSES
+            .fields(&request, None, "oai")
             .unwrap_err()
             .to_string()
             .contains("no seed"));
         request.seed = Some(u64::from(u32::MAX));
-        assert!(gemini(&request, None, "g")
+        assert!(GEMINI
+            .fields(&request, None, "g")
             .unwrap_err()
             .to_string()
-            .contains("at most 2147483647"));
+            .contains("Gemini takes a seed of at most 2147483647"));
         request.seed = None;
         request.stop = (0..5).map(|i| i.to_string()).collect();
-        assert!(chat(&request, None, "oai")
+        assert!(CHAT
+            .fields(&request, None, "oai")
             .unwrap_err()
             .to_string()
             .contains("at most 4 stop sequences; the request has 5"));
-        assert!(gemini(&request, None, "g").is_ok());
-        assert!(responses(&request, None, "oai")
+        assert!(GEMINI.fields(&request, None, "g").is_ok());
+        assert!(RESPONSES
+            .fields(&request, None, "oai")
             .unwrap_err()
             .to_string()
             .contains("no stop sequences"));

@@ -40,8 +40,8 @@ pub(crate) use accepts::{Accepts, Kinds, TextForm};
 pub(crate) use builder::ShapeGraph;
 pub(crate) use members::{BoundedMember, GroundedMember, SampledMember};
 pub(crate) use node::{
-    EnumRepr, EnumShape, Field, FloatKind, IntKind, Node, NodeId, Scalar, SeqKind, StructKind,
-    StructShape, Variant, VariantKind,
+    Content, EnumRepr, EnumShape, Field, FloatKind, IntKind, Node, NodeId, Scalar, SeqKind,
+    StructKind, StructShape, Variant, VariantKind,
 };
 pub(crate) use rules::table as rule_table;
 #[cfg(feature = "catalog")]

@@ -336,3 +336,41 @@ pub enum VariantKind {
     /// Named members: a JSON object.
     Struct(Vec<Field>),
 }
+
+/// The content of a struct or of a variant, seen alike: the two kinds differ only in their names,
+/// so a walk over a type's children matches on this once instead of on each.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Content<'a> {
+    /// Named members: a JSON object.
+    Fields(&'a [Field]),
+    /// One unnamed value.
+    Inner(NodeId),
+    /// Several unnamed values: a JSON array.
+    Items(&'a [NodeId]),
+    /// No content.
+    Nothing,
+}
+
+impl StructKind {
+    /// The struct's content, as [`Content`] sees it.
+    pub(crate) fn content(&self) -> Content<'_> {
+        match self {
+            StructKind::Named(fields) => Content::Fields(fields),
+            StructKind::Newtype(inner) => Content::Inner(*inner),
+            StructKind::Tuple(items) => Content::Items(items),
+            StructKind::Unit => Content::Nothing,
+        }
+    }
+}
+
+impl VariantKind {
+    /// The variant's content, as [`Content`] sees it.
+    pub(crate) fn content(&self) -> Content<'_> {
+        match self {
+            VariantKind::Struct(fields) => Content::Fields(fields),
+            VariantKind::Newtype(inner) => Content::Inner(*inner),
+            VariantKind::Tuple(items) => Content::Items(items),
+            VariantKind::Unit => Content::Nothing,
+        }
+    }
+}

@@ -10,7 +10,7 @@ mod wire;
 use reqwest::header::{HeaderMap, HeaderValue};
 
 use super::http::{
-    env_var, from_vars, key_header_value, offered_batch, with_defaults, Call, Defaults, Env,
+    env_var, from_vars, key_header_value, offered_batch, with_defaults, Call, Defaults,
     HttpProvider, Vendor,
 };
 use super::transport::{join_url, ApiKey};
@@ -174,8 +174,8 @@ impl Vendor for Anthropic {
         "anthropic",
         "https://api.anthropic.com",
         "claude-sonnet-4-5",
-    );
-    const ENV: Env = Env::new("ANTHROPIC", &["ANTHROPIC_API_KEY"], false);
+    )
+    .keys(&["ANTHROPIC_API_KEY"]);
 
     type Events = MessagesDecoder;
 

@@ -38,6 +38,7 @@ use crate::provider::http::{
 };
 use crate::provider::models::Maker;
 use crate::provider::plan::{plan, Asker, Plan};
+use crate::provider::sampling;
 use crate::provider::tool_wire::Conversation;
 use crate::provider::transport::ApiKey;
 use crate::provider::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
@@ -121,7 +122,7 @@ pub(super) fn body(
         },
         tools: tools::tools(request, thinks, provider)?,
         temperature: plan.temperature,
-        sampling: crate::provider::sampling::anthropic(request, plan.top_p, provider)?,
+        sampling: sampling::ANTHROPIC.fields(request, plan.top_p, provider)?,
         thinking,
         output_config,
         stream: stream.then_some(true),
@@ -152,7 +153,7 @@ struct MessagesBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
     #[serde(flatten)]
-    sampling: crate::provider::sampling::AnthropicSampling<'a>,
+    sampling: crate::provider::sampling::SamplingFields<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     thinking: Option<Thinking>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -20,7 +20,7 @@ use reqwest::Url;
 
 use super::cloud::aws::AwsCredentials;
 use super::http::{
-    env_var, with_defaults, Call, Cloud, Defaults, Env, HttpProvider, Outgoing, ReplyRead, Vendor,
+    env_var, with_defaults, Call, Cloud, Defaults, HttpProvider, Outgoing, ReplyRead, Vendor,
 };
 use super::transport::ApiKey;
 use super::{AiResponse, BoxFuture, ProviderError, ProviderErrorKind};
@@ -216,8 +216,9 @@ impl Vendor for Bedrock {
         "bedrock",
         "https://bedrock-runtime.us-east-1.amazonaws.com",
         "amazon.nova-lite-v1:0",
-    );
-    const ENV: Env = Env::new("BEDROCK", &["AWS_ACCESS_KEY_ID"], true);
+    )
+    .keys(&["AWS_ACCESS_KEY_ID"])
+    .keyless();
 
     type Events = ConverseDecoder;
 

@@ -16,13 +16,14 @@ use reqwest::Url;
 
 use super::http::{
     env_var, from_vars, key_header_value, request_body, strict_schema, with_defaults, Call,
-    Defaults, Env, HttpProvider, Vendor,
+    Defaults, HttpProvider, Vendor,
 };
 use super::transport::{join_url, ApiKey};
 use super::{AiResponse, ProviderError, ProviderErrorKind};
 use crate::error::IntentError;
 use crate::provider::models::Maker;
 use crate::provider::plan::{plan, Asker, Plan};
+use crate::provider::sampling;
 use crate::request::ResponseFormat;
 use crate::result::ResultIssue;
 use events::GeminiDecoder;
@@ -137,8 +138,9 @@ impl Vendor for Gemini {
         "gemini",
         "https://generativelanguage.googleapis.com",
         "gemini-2.5-flash",
-    );
-    const ENV: Env = Env::new("GEMINI", &["GEMINI_API_KEY", "GOOGLE_API_KEY"], true);
+    )
+    .keys(&["GEMINI_API_KEY", "GOOGLE_API_KEY"])
+    .keyless();
 
     type Events = GeminiDecoder;
 
@@ -215,7 +217,7 @@ impl Vendor for Gemini {
                 max_output_tokens: request.max_output_tokens,
                 temperature: plan.temperature,
                 thinking_config: ThinkingConfig::of(plan.thinking_budget, plan.reasoning_effort),
-                sampling: crate::provider::sampling::gemini(request, plan.top_p, provider)?,
+                sampling: sampling::GEMINI.fields(request, plan.top_p, provider)?,
                 response_logprobs: request.logprobs,
             },
         };

@@ -78,7 +78,7 @@ pub(super) struct GenerationConfig<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) thinking_config: Option<ThinkingConfig>,
     #[serde(flatten)]
-    pub(super) sampling: crate::provider::sampling::GeminiSampling<'a>,
+    pub(super) sampling: crate::provider::sampling::SamplingFields<'a>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(super) response_logprobs: bool,
 }

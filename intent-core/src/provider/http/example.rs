@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use super::{key_header_value, read_reply, request_body, with_defaults, Call, Defaults, Env};
+use super::{key_header_value, read_reply, request_body, with_defaults, Call, Defaults};
 use super::{HttpProvider, Vendor};
 use crate::provider::pieces::{EventDecoder, Pieces, StreamEnd, StreamPiece};
 use crate::provider::transport::sse::SseEvent;
@@ -106,8 +106,8 @@ impl EventDecoder for PlainEvents {
 }
 
 impl Vendor for Plain {
-    const DEFAULTS: Defaults = Defaults::new("plain", "https://plain.invalid/v1", "plain-1");
-    const ENV: Env = Env::new("PLAIN", &["PLAIN_API_KEY"], false);
+    const DEFAULTS: Defaults =
+        Defaults::new("plain", "https://plain.invalid/v1", "plain-1").keys(&["PLAIN_API_KEY"]);
 
     type Events = PlainEvents;
 

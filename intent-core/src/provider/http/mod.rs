@@ -36,7 +36,7 @@ pub(crate) use body::{
 pub(crate) use cloud::{Cloud, Outgoing};
 #[cfg(all(test, any(feature = "bedrock", feature = "vertex")))]
 pub(crate) use settings::{assert_refused, vars};
-pub(crate) use settings::{env_var, from_vars, with_defaults, Defaults, Env};
+pub(crate) use settings::{env_var, from_vars, with_defaults, Defaults};
 
 use std::borrow::Cow;
 use std::fmt;
@@ -120,8 +120,8 @@ pub(crate) type ReplyRead = Result<AiResponse, ProviderError>;
 ///
 /// What an implementation gives, in the order a call uses it:
 ///
-/// 1. [`DEFAULTS`](Self::DEFAULTS) and [`ENV`](Self::ENV): the name, base URL and model, and the
-///    variables `from_env` reads (`{PREFIX}_BASE_URL`, `{PREFIX}_MODEL` and the key's);
+/// 1. [`DEFAULTS`](Self::DEFAULTS): the name, base URL and model, and the variables `from_env`
+///    reads (`{NAME}_BASE_URL`, `{NAME}_MODEL` and the key's);
 /// 2. [`path`](Self::path) (and [`url`](Self::url) when the endpoint names the model) and
 ///    [`headers`](Self::headers): where a request goes and the auth headers it carries, built
 ///    once per provider (mark the key's value sensitive with `key_header_value`);
@@ -142,8 +142,8 @@ pub(crate) type ReplyRead = Result<AiResponse, ProviderError>;
 /// pub type PlainProvider = HttpProvider<Plain>;
 ///
 /// impl Vendor for Plain {
-///     const DEFAULTS: Defaults = Defaults::new("plain", "https://plain.invalid/v1", "plain-1");
-///     const ENV: Env = Env::new("PLAIN", &["PLAIN_API_KEY"], false);
+///     const DEFAULTS: Defaults =
+///         Defaults::new("plain", "https://plain.invalid/v1", "plain-1").keys(&["PLAIN_API_KEY"]);
 ///     type Events = PlainEvents;
 ///
 ///     fn path(&self) -> &str {
@@ -173,11 +173,8 @@ pub(crate) type ReplyRead = Result<AiResponse, ProviderError>;
 /// The whole of it, with its `Body`, `Reply` and `PlainEvents`, is `example.rs` in this folder,
 /// compiled and run by `cargo test -p intent-core --lib provider::http::example`.
 pub(crate) trait Vendor: Clone + fmt::Debug + Send + Sync + Sized + 'static {
-    /// The provider's default name, base URL and model.
+    /// The provider's default name, base URL and model, and the variables its key is read from.
     const DEFAULTS: Defaults;
-
-    /// The environment its `from_env` reads.
-    const ENV: Env;
 
     /// The decoder of the vendor's streamed events.
     type Events: EventDecoder;

@@ -202,14 +202,22 @@ impl<V> HttpProvider<V> {
     }
 }
 
-/// A vendor's default name, base URL and model.
+/// A vendor's fixed facts: its name, default base URL and model, and the variables its key is
+/// read from. The name, in capitals, is also the prefix of the variables `from_env` reads beside
+/// the key's (`ANTHROPIC_BASE_URL`, `ANTHROPIC_MODEL`).
 pub(crate) struct Defaults {
     name: &'static str,
     base_url: &'static str,
     model: &'static str,
+    /// The key's variables, the first that is set taken.
+    keys: &'static [&'static str],
+    /// Whether the vendor may go without a key when its base URL names another server (a local
+    /// one, a proxy that adds its own).
+    keyless: bool,
 }
 
 impl Defaults {
+    /// A vendor named `name` at `base_url` asking `model`, its key read from no variable yet.
     pub(crate) const fn new(
         name: &'static str,
         base_url: &'static str,
@@ -219,30 +227,26 @@ impl Defaults {
             name,
             base_url,
             model,
+            keys: &[],
+            keyless: false,
         }
     }
-}
 
-/// The environment a vendor's `from_env` reads: its key from the first of `keys` that is set,
-/// `{PREFIX}_BASE_URL` and `{PREFIX}_MODEL`. A keyless vendor may have no key when its base URL
-/// names another server (a local one, a proxy that adds its own).
-pub(crate) struct Env {
-    prefix: &'static str,
-    keys: &'static [&'static str],
-    keyless: bool,
-}
+    /// The variables the key is read from, the first that is set taken.
+    pub(crate) const fn keys(mut self, keys: &'static [&'static str]) -> Self {
+        self.keys = keys;
+        self
+    }
 
-impl Env {
-    pub(crate) const fn new(
-        prefix: &'static str,
-        keys: &'static [&'static str],
-        keyless: bool,
-    ) -> Self {
-        Env {
-            prefix,
-            keys,
-            keyless,
-        }
+    /// The vendor may go without a key when its base URL names another server.
+    pub(crate) const fn keyless(mut self) -> Self {
+        self.keyless = true;
+        self
+    }
+
+    /// The prefix of the base URL's and model's variables: the name in capitals.
+    fn prefix(&self) -> String {
+        self.name.to_ascii_uppercase()
     }
 
     /// The error when no key is set, naming the variables to set.
@@ -256,7 +260,7 @@ impl Env {
             let which = if self.keys.len() == 1 { "it" } else { "one" };
             message.push_str(&format!(
                 "; set {which}, or set {}_BASE_URL to a server that needs no key",
-                self.prefix
+                self.prefix()
             ));
         }
         IntentError::Config(message)
@@ -269,6 +273,7 @@ pub(crate) fn with_defaults<V: Vendor + Default>(key: impl Into<String>) -> Http
         name,
         base_url,
         model,
+        ..
     } = V::DEFAULTS;
     HttpProvider {
         vendor: V::default(),
@@ -282,19 +287,20 @@ pub(crate) fn with_defaults<V: Vendor + Default>(key: impl Into<String>) -> Http
     }
 }
 
-/// A provider of `V` configured from the variables `var` reads (see [`Env`]): the key, then the
-/// base URL and model over the defaults `new` gives.
+/// A provider of `V` configured from the variables `var` reads (see [`Defaults`]): the key, then
+/// the base URL and model over the defaults `new` gives.
 pub(crate) fn from_vars<V: Vendor>(
     new: impl FnOnce(String) -> HttpProvider<V>,
     var: impl Fn(&str) -> Option<String>,
 ) -> Result<HttpProvider<V>, IntentError> {
-    let env = V::ENV;
+    let env = V::DEFAULTS;
     let key = env.keys.iter().find_map(|name| var(name));
     if key.is_none() && !env.keyless {
         return Err(env.missing());
     }
-    let base_var = format!("{}_BASE_URL", env.prefix);
-    let endpoint = EnvEndpoint::read(&var, &base_var, &format!("{}_MODEL", env.prefix))?;
+    let prefix = env.prefix();
+    let base_var = format!("{prefix}_BASE_URL");
+    let endpoint = EnvEndpoint::read(&var, &base_var, &format!("{prefix}_MODEL"))?;
     if key.is_none() && endpoint.base_url.is_none() {
         return Err(env.missing());
     }

@@ -75,7 +75,7 @@ pub(super) fn body(
         temperature: plan.temperature,
         reasoning_effort: plan.reasoning_effort,
         prompt_cache_key: super::prompt_cache_key(request),
-        sampling: sampling::chat(request, plan.top_p, provider)?,
+        sampling: sampling::CHAT.fields(request, plan.top_p, provider)?,
         logprobs: logprobs::chat_request(request),
         response_format,
         stream: stream.then_some(true),
@@ -91,7 +91,7 @@ struct ChatBody<'a> {
     model: &'a str,
     messages: tools::ChatMessages<'a, Message<'a>>,
     #[serde(flatten)]
-    tools: tools::ChatTools<'a>,
+    tools: tools::OfferedTools<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_completion_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -101,7 +101,7 @@ struct ChatBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<ReasoningEffort>,
     #[serde(flatten)]
-    sampling: sampling::ChatSampling<'a>,
+    sampling: sampling::SamplingFields<'a>,
     #[serde(flatten)]
     logprobs: logprobs::ChatRequest,
     #[serde(skip_serializing_if = "Option::is_none")]

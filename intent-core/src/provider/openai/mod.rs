@@ -23,7 +23,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::http::{
-    env_var, from_vars, key_header_value, offered_batch, with_defaults, Call, Defaults, Env,
+    env_var, from_vars, key_header_value, offered_batch, with_defaults, Call, Defaults,
     HttpProvider, Vendor,
 };
 use super::transport::{join_url, ApiKey};
@@ -261,8 +261,9 @@ impl HttpProvider<OpenAi> {
 }
 
 impl Vendor for OpenAi {
-    const DEFAULTS: Defaults = Defaults::new("openai", "https://api.openai.com/v1", "gpt-4o-mini");
-    const ENV: Env = Env::new("OPENAI", &["OPENAI_API_KEY"], true);
+    const DEFAULTS: Defaults = Defaults::new("openai", "https://api.openai.com/v1", "gpt-4o-mini")
+        .keys(&["OPENAI_API_KEY"])
+        .keyless();
 
     type Events = OpenAiEvents;
 

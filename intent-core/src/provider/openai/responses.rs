@@ -35,6 +35,7 @@ use serde_json::Value;
 use super::parts::{Api, UserContent, RESPONSES_RULES};
 use super::{usage, TokenDetails};
 use crate::provider::http::{answering_model, read_reply, request_body, strict_schema, Call};
+use crate::provider::sampling;
 use crate::provider::transport::ApiKey;
 use crate::provider::{AiResponse, FinishReason, ProviderError, ProviderErrorKind};
 use crate::request::{ReasoningEffort, ResponseFormat, SharedSchema};
@@ -89,7 +90,7 @@ pub(super) fn body(call: Call<'_>, stream: bool) -> Result<Vec<u8>, ProviderErro
             effort,
             summary: REASONING_SUMMARY,
         }),
-        sampling: crate::provider::sampling::responses(request, plan.top_p, provider)?,
+        sampling: sampling::RESPONSES.fields(request, plan.top_p, provider)?,
         text: Text { format },
         prompt_cache_key: super::prompt_cache_key(request),
         include: crate::provider::logprobs::responses_include(request),
@@ -106,7 +107,7 @@ struct ResponsesBody<'a> {
     instructions: Option<&'a str>,
     input: super::tools::ResponsesInput<'a, InputMessage<'a>>,
     #[serde(flatten)]
-    tools: super::tools::ResponsesTools<'a>,
+    tools: super::tools::OfferedTools<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -114,7 +115,7 @@ struct ResponsesBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning: Option<Reasoning>,
     #[serde(flatten)]
-    sampling: crate::provider::sampling::ResponsesSampling,
+    sampling: crate::provider::sampling::SamplingFields<'a>,
     text: Text<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_key: Option<String>,

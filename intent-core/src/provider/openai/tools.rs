@@ -37,7 +37,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::ser::SerializeSeq;
+use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
@@ -45,13 +45,19 @@ use crate::provider::tool_wire::rounds;
 use crate::provider::{RequestTools, StreamPiece, ToolCall, ToolChoice, ToolDefinition};
 use crate::request::AiRequest;
 
-/// `tools` and `tool_choice` of a Chat Completions body (none for a request without tools).
-#[derive(Serialize)]
-pub(super) struct ChatTools<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tools: Option<Vec<ChatTool<'a>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tool_choice: Option<&'static str>,
+/// `tools` and `tool_choice` of a Chat Completions or Responses body, flattened into it (nothing
+/// for a request without tools). The two APIs take the same function definition: Chat nests it
+/// under `function`, Responses writes its members beside `type`.
+pub(super) struct OfferedTools<'a> {
+    tools: Option<&'a RequestTools>,
+    api: Api,
+}
+
+/// Which of the two bodies the tools go into.
+#[derive(Clone, Copy)]
+enum Api {
+    Chat,
+    Responses,
 }
 
 #[derive(Serialize)]
@@ -59,6 +65,50 @@ struct ChatTool<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     function: Function<'a>,
+}
+
+#[derive(Serialize)]
+struct ResponsesTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    function: Function<'a>,
+}
+
+/// The `tools` list, written from the request's definitions without collecting them first.
+struct Definitions<'a>(&'a [ToolDefinition], Api);
+
+impl Serialize for Definitions<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for definition in self.0 {
+            let function = Function::of(definition);
+            match self.1 {
+                Api::Chat => seq.serialize_element(&ChatTool {
+                    kind: "function",
+                    function,
+                })?,
+                Api::Responses => seq.serialize_element(&ResponsesTool {
+                    kind: "function",
+                    function,
+                })?,
+            }
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for OfferedTools<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(tools) = self.tools {
+            map.serialize_entry("tools", &Definitions(&tools.definitions, self.api))?;
+            if let Some(choice) = choice(tools) {
+                map.serialize_entry("tool_choice", choice)?;
+            }
+        }
+        map.end()
+    }
 }
 
 #[derive(Serialize)]
@@ -95,24 +145,18 @@ fn choice(tools: &RequestTools) -> Option<&'static str> {
 }
 
 /// The tools a Chat Completions request offers.
-pub(super) fn chat_tools(request: &AiRequest) -> ChatTools<'_> {
-    let Some(tools) = request.tools.as_deref() else {
-        return ChatTools {
-            tools: None,
-            tool_choice: None,
-        };
-    };
-    let offered = tools
-        .definitions
-        .iter()
-        .map(|definition| ChatTool {
-            kind: "function",
-            function: Function::of(definition),
-        })
-        .collect();
-    ChatTools {
-        tools: Some(offered),
-        tool_choice: choice(tools),
+pub(super) fn chat_tools(request: &AiRequest) -> OfferedTools<'_> {
+    OfferedTools {
+        tools: request.tools.as_deref(),
+        api: Api::Chat,
+    }
+}
+
+/// The tools a Responses request offers.
+pub(super) fn responses_tools(request: &AiRequest) -> OfferedTools<'_> {
+    OfferedTools {
+        tools: request.tools.as_deref(),
+        api: Api::Responses,
     }
 }
 
@@ -283,46 +327,6 @@ impl CallAssembler {
                 pieces.push_back(StreamPiece::ToolCall(ToolCall::new(id, name, arguments)));
             }
         }
-    }
-}
-
-/// `tools` and `tool_choice` of a Responses body.
-#[derive(Serialize)]
-pub(super) struct ResponsesTools<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tools: Option<Vec<ResponsesTool<'a>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tool_choice: Option<&'static str>,
-}
-
-#[derive(Serialize)]
-struct ResponsesTool<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(flatten)]
-    function: Function<'a>,
-}
-
-/// The tools a Responses request offers.
-pub(super) fn responses_tools(request: &AiRequest) -> ResponsesTools<'_> {
-    let Some(tools) = request.tools.as_deref() else {
-        return ResponsesTools {
-            tools: None,
-            tool_choice: None,
-        };
-    };
-    ResponsesTools {
-        tools: Some(
-            tools
-                .definitions
-                .iter()
-                .map(|definition| ResponsesTool {
-                    kind: "function",
-                    function: Function::of(definition),
-                })
-                .collect(),
-        ),
-        tool_choice: choice(tools),
     }
 }
 

@@ -45,9 +45,9 @@ pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 pub(crate) const DEFAULT_MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
 
 /// The HTTP settings and client of one provider.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(crate) struct Transport {
-    client: Arc<OnceLock<Result<reqwest::Client, String>>>,
+    client: LazyClient,
     /// The client's request timeout: set with [`set_timeout`](Self::set_timeout), which rebuilds
     /// the client.
     timeout: Duration,
@@ -58,23 +58,25 @@ pub(crate) struct Transport {
     pub(crate) max_event_bytes: usize,
 }
 
-impl std::fmt::Debug for Transport {
+/// The provider's HTTP client, built on first use (a settings change starts a new one) and
+/// shared by the provider's clones; the error says why it could not be built.
+#[derive(Clone, Default)]
+struct LazyClient(Arc<OnceLock<Result<reqwest::Client, String>>>);
+
+impl std::fmt::Debug for LazyClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Transport")
-            .field("timeout", &self.timeout)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("retry", &self.retry)
-            .field("max_response_bytes", &self.max_response_bytes)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("max_event_bytes", &self.max_event_bytes)
-            .finish()
+        match self.0.get() {
+            None => f.write_str("not built yet"),
+            Some(Ok(_)) => f.write_str("built"),
+            Some(Err(error)) => write!(f, "failed: {error}"),
+        }
     }
 }
 
 impl Default for Transport {
     fn default() -> Self {
         Transport {
-            client: Arc::new(OnceLock::new()),
+            client: LazyClient::default(),
             timeout: DEFAULT_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             retry: RetryPolicy::default(),
@@ -105,7 +107,7 @@ impl Transport {
     /// Sets the connect timeout; the HTTP client is rebuilt on next use.
     pub(crate) fn set_connect_timeout(&mut self, timeout: Duration) {
         self.connect_timeout = timeout;
-        self.client = Arc::new(OnceLock::new());
+        self.client = LazyClient::default();
     }
 
     /// The timeout of each request, from connecting until the reply body is read.
@@ -116,11 +118,12 @@ impl Transport {
     /// Sets the timeout of each request; the HTTP client is rebuilt on next use.
     pub(crate) fn set_timeout(&mut self, timeout: Duration) {
         self.timeout = timeout;
-        self.client = Arc::new(OnceLock::new());
+        self.client = LazyClient::default();
     }
 
     fn client(&self) -> Result<&reqwest::Client, String> {
         self.client
+            .0
             .get_or_init(|| {
                 // The request timeout is the client's rather than each request's: a request's
                 // own would be stored in its extensions, three allocations per request.

@@ -26,8 +26,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde::Deserialize;
 
 use crate::shape::{
-    EnumRepr, Field, FloatKind, Node, NodeId, Scalar, SeqKind, ShapeGraph, StructKind, TypeInfo,
-    VariantKind,
+    Content, EnumRepr, FloatKind, Node, NodeId, Scalar, SeqKind, ShapeGraph, TypeInfo,
 };
 
 use place::{refuse, Place};
@@ -96,11 +95,22 @@ fn eligible(graph: &ShapeGraph, root: NodeId) -> bool {
         if std::mem::replace(slot, true) {
             continue;
         }
-        let fields_ok = |fields: &[Field], stack: &mut Vec<NodeId>| {
-            fields.iter().all(|f| {
+        // Each child is walked in its turn; a flattened member or a unique list is checked by
+        // the full reader alone.
+        let content_ok = |content: Content<'_>, stack: &mut Vec<NodeId>| match content {
+            Content::Fields(fields) => fields.iter().all(|f| {
                 stack.push(f.ty);
                 !f.flatten && !f.rules.unique_items
-            })
+            }),
+            Content::Inner(inner) => {
+                stack.push(inner);
+                true
+            }
+            Content::Items(items) => {
+                stack.extend(items);
+                true
+            }
+            Content::Nothing => true,
         };
         let ok = match graph.node(id) {
             Node::Scalar(s) => !matches!(
@@ -115,36 +125,13 @@ fn eligible(graph: &ShapeGraph, root: NodeId) -> bool {
                 stack.push(*item);
                 *kind != SeqKind::Set
             }
-            Node::Tuple(items) => {
-                stack.extend(items);
-                true
-            }
-            Node::Struct(s) => match &s.kind {
-                StructKind::Named(fields) => fields_ok(fields, &mut stack),
-                StructKind::Newtype(inner) => {
-                    stack.push(*inner);
-                    true
-                }
-                StructKind::Tuple(items) => {
-                    stack.extend(items);
-                    true
-                }
-                StructKind::Unit => true,
-            },
+            Node::Tuple(items) => content_ok(Content::Items(items), &mut stack),
+            Node::Struct(s) => content_ok(s.kind.content(), &mut stack),
             Node::Enum(e) => {
                 e.repr == EnumRepr::External
-                    && e.variants.iter().all(|v| match &v.kind {
-                        VariantKind::Unit => true,
-                        VariantKind::Newtype(inner) => {
-                            stack.push(*inner);
-                            true
-                        }
-                        VariantKind::Tuple(items) => {
-                            stack.extend(items);
-                            true
-                        }
-                        VariantKind::Struct(fields) => fields_ok(fields, &mut stack),
-                    })
+                    && e.variants
+                        .iter()
+                        .all(|v| content_ok(v.kind.content(), &mut stack))
             }
             Node::Map { .. } | Node::Reserved => false,
         };

@@ -113,19 +113,19 @@ fn external<'g>(w: &mut Walker<'g>, e: &'g EnumShape, value: &mut Value, path: &
                 map.insert(v.name.to_string(), content);
             }
         }
-        other => {
-            let message = if e.is_unit_only() {
-                unknown(e, other)
-            } else {
-                format!(
-                    "Must be the name of a variant of {} or an object with one member named for the variant, one of: {}; got {}.",
-                    e.name,
-                    names(e),
-                    describe(other)
-                )
-            };
+        other if e.is_unit_only() => {
+            let message = unknown(e, other);
             w.shape_issue(path, message);
         }
+        other => w.wrong_shape(
+            path,
+            format_args!(
+                "Must be the name of a variant of {} or an object with one member named for the variant, one of: {}",
+                e.name,
+                names(e)
+            ),
+            other,
+        ),
     }
 }
 
@@ -142,14 +142,11 @@ fn content_of<'g>(w: &mut Walker<'g>, v: &'g Variant, content: &mut Value, path:
         VariantKind::Tuple(items) => w.tuple(items, content, path),
         VariantKind::Struct(fields) => match content {
             Value::Object(map) => w.members(fields, map, path),
-            other => {
-                let message = format!(
-                    "The variant `{}` must be an object; got {}.",
-                    v.name,
-                    describe(other)
-                );
-                w.shape_issue(path, message);
-            }
+            other => w.wrong_shape(
+                path,
+                format_args!("The variant `{}` must be an object", v.name),
+                other,
+            ),
         },
     }
 }
@@ -206,18 +203,29 @@ fn tag_variant<'e>(
 }
 
 /// The object of a tagged variant and the variant its `tag` names; `None` when `value` is not an
-/// object (the issue says what is `wanted`, then what was got) or names no variant.
+/// object (the issue says what is wanted, the `content` member too when the variant's content
+/// sits beside its tag, then what was got) or names no variant.
 fn tagged<'v, 'e>(
     w: &mut Walker<'_>,
     e: &'e EnumShape,
-    tag: &str,
+    (tag, content): (&str, Option<&str>),
     value: &'v mut Value,
     path: &Path<'_>,
-    wanted: impl FnOnce() -> String,
 ) -> Option<(&'v mut Map<String, Value>, &'e Variant)> {
     let Value::Object(map) = value else {
-        let message = format!("{}; got {}.", wanted(), describe(value));
-        w.shape_issue(path, message);
+        let names = names(e);
+        match content {
+            None => w.wrong_shape(
+                path,
+                format_args!("Must be an object with the member `{tag}` naming the variant, one of: {names}"),
+                value,
+            ),
+            Some(content) => w.wrong_shape(
+                path,
+                format_args!("Must be an object with the members `{tag}` (the variant, one of: {names}) and `{content}`"),
+                value,
+            ),
+        }
         return None;
     };
     let v = tag_variant(w, e, map, tag, path)?;
@@ -231,13 +239,7 @@ fn internal<'g>(
     value: &mut Value,
     path: &Path<'_>,
 ) {
-    let wanted = || {
-        format!(
-            "Must be an object with the member `{tag}` naming the variant, one of: {}",
-            names(e)
-        )
-    };
-    let Some((map, v)) = tagged(w, e, tag, value, path, wanted) else {
+    let Some((map, v)) = tagged(w, e, (tag, None), value, path) else {
         return;
     };
     match &v.kind {
@@ -255,13 +257,7 @@ fn adjacent<'g>(
     value: &mut Value,
     path: &Path<'_>,
 ) {
-    let wanted = || {
-        format!(
-            "Must be an object with the members `{tag}` (the variant, one of: {}) and `{content}`",
-            names(e)
-        )
-    };
-    let Some((map, v)) = tagged(w, e, tag, value, path, wanted) else {
+    let Some((map, v)) = tagged(w, e, (tag, Some(content)), value, path) else {
         return;
     };
     let present = claim(map, content);
@@ -322,13 +318,10 @@ fn untagged<'g>(w: &mut Walker<'g>, e: &'g EnumShape, value: &mut Value, path: &
     }
     match best {
         Some((_, issues)) => w.issues.extend(issues.into_issues()),
-        None => {
-            let message = format!(
-                "Must match one of the forms of {}; got {}.",
-                e.name,
-                describe(value)
-            );
-            w.shape_issue(path, message);
-        }
+        None => w.wrong_shape(
+            path,
+            format_args!("Must match one of the forms of {}", e.name),
+            value,
+        ),
     }
 }

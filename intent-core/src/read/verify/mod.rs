@@ -87,6 +87,18 @@ impl<'g> Walker<'g> {
             .push(ResultIssue::at(path.pointer(), IssueKind::Shape, message));
     }
 
+    /// A shape issue at `path` saying what is wanted, then what was got:
+    /// `Must be an object ...; got the number 3.`
+    pub(crate) fn wrong_shape(
+        &mut self,
+        path: &Path<'_>,
+        wanted: impl std::fmt::Display,
+        got: &Value,
+    ) {
+        let message = format!("{wanted}; got {}.", scalar::describe(got));
+        self.shape_issue(path, message);
+    }
+
     /// Checks `value` against node `id`, normalizing it in place.
     pub(crate) fn walk(&mut self, id: NodeId, value: &mut Value, path: &Path<'_>) {
         self.steps += 1;
