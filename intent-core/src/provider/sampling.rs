@@ -106,35 +106,34 @@ impl SamplingWire {
         top_p: Option<f32>,
         provider: &str,
     ) -> Result<SamplingFields<'a>, ProviderError> {
-        let wire = self;
         let refuse = |message: String| {
             ProviderError::new(ProviderErrorKind::InvalidRequest, message).with_provider(provider)
         };
-        let seed = match (request.seed, wire.seed) {
+        let seed = match (request.seed, self.seed) {
             (Some(_), Field::Refused(why)) => return Err(refuse(why.into())),
-            (Some(seed), Field::Named(_)) if seed > wire.max_seed => {
+            (Some(seed), Field::Named(_)) if seed > self.max_seed => {
                 return Err(refuse(format!(
                     "{} takes a seed of at most {}; the request asks for {seed}",
-                    wire.api, wire.max_seed
+                    self.api, self.max_seed
                 )))
             }
             (seed, _) => seed,
         };
-        let stop = match (request.stop.as_slice(), wire.stop) {
+        let stop = match (request.stop.as_slice(), self.stop) {
             ([], _) => None,
             (_, Field::Refused(why)) => return Err(refuse(why.into())),
-            (stop, Field::Named(_)) if stop.len() > wire.max_stop => {
+            (stop, Field::Named(_)) if stop.len() > self.max_stop => {
                 return Err(refuse(format!(
                     "{} takes at most {} stop sequences; the request has {}",
-                    wire.api,
-                    wire.max_stop,
+                    self.api,
+                    self.max_stop,
                     stop.len()
                 )))
             }
             (stop, Field::Named(_)) => Some(stop),
         };
         Ok(SamplingFields {
-            wire,
+            wire: self,
             seed,
             top_p,
             stop,
