@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{parts, tools, usage, MaxTokensField, TokenDetails};
+use super::{parts, tools, usage, MaxTokensField, OpenAiApi, TokenDetails};
 use crate::provider::http::{
     answering_model, no_answer, read_reply, request_body, strict_schema, Call,
 };
@@ -61,7 +61,7 @@ pub(super) fn body(
     });
     let user = Some(Message {
         role: "user",
-        content: parts::UserContent::of(request, parts::Api::Chat),
+        content: parts::UserContent::of(request, OpenAiApi::ChatCompletions),
     });
     let body = ChatBody {
         model,

@@ -20,6 +20,7 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
+use super::OpenAiApi;
 use crate::attachment::provider_limits::{
     is_https, AttachmentRules, Measure, GIF, JPEG, PNG, WEBP,
 };
@@ -55,14 +56,7 @@ pub(crate) static RESPONSES_RULES: AttachmentRules =
 pub(crate) struct UserContent<'a> {
     pub(crate) text: &'a str,
     pub(crate) attachments: &'a [Attachment],
-    pub(crate) api: Api,
-}
-
-/// Which API's part names to write.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Api {
-    Chat,
-    Responses,
+    pub(crate) api: OpenAiApi,
 }
 
 impl<'a> UserContent<'a> {
@@ -71,12 +65,12 @@ impl<'a> UserContent<'a> {
         UserContent {
             text,
             attachments: &[],
-            api: Api::Chat,
+            api: OpenAiApi::ChatCompletions,
         }
     }
 
     /// The request's user message, with its attachments.
-    pub(crate) fn of(request: &'a crate::request::AiRequest, api: Api) -> Self {
+    pub(crate) fn of(request: &'a crate::request::AiRequest, api: OpenAiApi) -> Self {
         UserContent {
             text: &request.user,
             attachments: &request.attachments,
@@ -92,8 +86,8 @@ impl Serialize for UserContent<'_> {
         }
         let text = TypedText {
             kind: match self.api {
-                Api::Chat => "text",
-                Api::Responses => "input_text",
+                OpenAiApi::ChatCompletions => "text",
+                OpenAiApi::Responses => "input_text",
             },
             text: self.text,
         };
@@ -114,7 +108,7 @@ impl Serialize for UserContent<'_> {
 struct AttachmentPart<'a> {
     attachment: &'a Attachment,
     index: usize,
-    api: Api,
+    api: OpenAiApi,
 }
 
 /// A URL, or the bytes as a data URL.
@@ -173,7 +167,7 @@ impl Serialize for AttachmentPart<'_> {
         };
         let mut map = serializer.serialize_map(None)?;
         match (self.api, attachment.kind()) {
-            (Api::Chat, Kind::Pdf) => {
+            (OpenAiApi::ChatCompletions, Kind::Pdf) => {
                 map.serialize_entry("type", "file")?;
                 map.serialize_entry(
                     "file",
@@ -183,11 +177,11 @@ impl Serialize for AttachmentPart<'_> {
                     },
                 )?;
             }
-            (Api::Chat, _) => {
+            (OpenAiApi::ChatCompletions, _) => {
                 map.serialize_entry("type", "image_url")?;
                 map.serialize_entry("image_url", &ImageUrl(attachment))?;
             }
-            (Api::Responses, Kind::Pdf) => {
+            (OpenAiApi::Responses, Kind::Pdf) => {
                 map.serialize_entry("type", "input_file")?;
                 match attachment.source() {
                     Source::Url(url) => map.serialize_entry("file_url", url)?,
@@ -197,7 +191,7 @@ impl Serialize for AttachmentPart<'_> {
                     }
                 }
             }
-            (Api::Responses, _) => {
+            (OpenAiApi::Responses, _) => {
                 map.serialize_entry("type", "input_image")?;
                 map.serialize_entry("image_url", &Location(attachment))?;
                 let detail = attachment.detail().map_or("auto", |d| d.as_str());

@@ -32,8 +32,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::parts::{Api, UserContent, RESPONSES_RULES};
-use super::{usage, TokenDetails};
+use super::parts::{UserContent, RESPONSES_RULES};
+use super::{usage, OpenAiApi, TokenDetails};
 use crate::provider::http::{answering_model, read_reply, request_body, strict_schema, Call};
 use crate::provider::sampling;
 use crate::provider::transport::ApiKey;
@@ -79,7 +79,7 @@ pub(super) fn body(call: Call<'_>, stream: bool) -> Result<Vec<u8>, ProviderErro
         input: super::tools::ResponsesInput {
             user: InputMessage {
                 role: "user",
-                content: UserContent::of(request, Api::Responses),
+                content: UserContent::of(request, OpenAiApi::Responses),
             },
             tools: request.tools.as_deref(),
         },

@@ -41,6 +41,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
+use super::OpenAiApi;
 use crate::provider::tool_wire::rounds;
 use crate::provider::{RequestTools, StreamPiece, ToolCall, ToolChoice, ToolDefinition};
 use crate::request::AiRequest;
@@ -50,14 +51,7 @@ use crate::request::AiRequest;
 /// under `function`, Responses writes its members beside `type`.
 pub(super) struct OfferedTools<'a> {
     tools: Option<&'a RequestTools>,
-    api: Api,
-}
-
-/// Which of the two bodies the tools go into.
-#[derive(Clone, Copy)]
-enum Api {
-    Chat,
-    Responses,
+    api: OpenAiApi,
 }
 
 #[derive(Serialize)]
@@ -76,7 +70,7 @@ struct ResponsesTool<'a> {
 }
 
 /// The `tools` list, written from the request's definitions without collecting them first.
-struct Definitions<'a>(&'a [ToolDefinition], Api);
+struct Definitions<'a>(&'a [ToolDefinition], OpenAiApi);
 
 impl Serialize for Definitions<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -84,11 +78,11 @@ impl Serialize for Definitions<'_> {
         for definition in self.0 {
             let function = Function::of(definition);
             match self.1 {
-                Api::Chat => seq.serialize_element(&ChatTool {
+                OpenAiApi::ChatCompletions => seq.serialize_element(&ChatTool {
                     kind: "function",
                     function,
                 })?,
-                Api::Responses => seq.serialize_element(&ResponsesTool {
+                OpenAiApi::Responses => seq.serialize_element(&ResponsesTool {
                     kind: "function",
                     function,
                 })?,
@@ -148,7 +142,7 @@ fn choice(tools: &RequestTools) -> Option<&'static str> {
 pub(super) fn chat_tools(request: &AiRequest) -> OfferedTools<'_> {
     OfferedTools {
         tools: request.tools.as_deref(),
-        api: Api::Chat,
+        api: OpenAiApi::ChatCompletions,
     }
 }
 
@@ -156,7 +150,7 @@ pub(super) fn chat_tools(request: &AiRequest) -> OfferedTools<'_> {
 pub(super) fn responses_tools(request: &AiRequest) -> OfferedTools<'_> {
     OfferedTools {
         tools: request.tools.as_deref(),
-        api: Api::Responses,
+        api: OpenAiApi::Responses,
     }
 }
 
