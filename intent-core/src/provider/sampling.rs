@@ -20,10 +20,11 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use super::{ProviderError, ProviderErrorKind};
 use crate::request::AiRequest;
 
-/// How one API's body takes a sampling field: under a name, or not at all (the refusal's text).
+/// How one API's body takes a sampling field: under a name, up to a largest value (a seed) or
+/// count (stop sequences), or not at all (the refusal's text).
 #[derive(Debug, Clone, Copy)]
-enum Field {
-    Named(&'static str),
+enum Field<Max> {
+    Named(&'static str, Max),
     Refused(&'static str),
 }
 
@@ -32,23 +33,19 @@ enum Field {
 pub(crate) struct SamplingWire {
     /// The API's name in a refusal.
     api: &'static str,
-    seed: Field,
-    /// The largest seed the API's integer holds.
-    max_seed: u64,
+    /// The seed's name and the largest seed the API's integer holds.
+    seed: Field<u64>,
     top_p: &'static str,
-    stop: Field,
-    /// The most stop sequences the API takes.
-    max_stop: usize,
+    /// The stop sequences' name and the most of them the API takes.
+    stop: Field<usize>,
 }
 
 /// OpenAI Chat Completions: `seed`, `top_p`, `stop` (at most 4).
 pub(crate) const CHAT: SamplingWire = SamplingWire {
     api: "OpenAI Chat Completions",
-    seed: Field::Named("seed"),
-    max_seed: u64::MAX,
+    seed: Field::Named("seed", u64::MAX),
     top_p: "top_p",
-    stop: Field::Named("stop"),
-    max_stop: 4,
+    stop: Field::Named("stop", 4),
 };
 
 /// The OpenAI Responses API: `top_p` only.
@@ -57,12 +54,10 @@ pub(crate) const RESPONSES: SamplingWire = SamplingWire {
     seed: Field::Refused(
         "the OpenAI Responses API takes no seed; leave `seed` unset, or use Chat Completions",
     ),
-    max_seed: 0,
     top_p: "top_p",
     stop: Field::Refused(
         "the OpenAI Responses API takes no stop sequences; leave `stop` empty, or use Chat Completions",
     ),
-    max_stop: 0,
 };
 
 /// Anthropic Messages: `top_p`, `stop_sequences`; no seed.
@@ -71,20 +66,16 @@ pub(crate) const ANTHROPIC: SamplingWire = SamplingWire {
     seed: Field::Refused(
         "Anthropic's Messages API takes no seed; leave `seed` unset for this provider",
     ),
-    max_seed: 0,
     top_p: "top_p",
-    stop: Field::Named("stop_sequences"),
-    max_stop: usize::MAX,
+    stop: Field::Named("stop_sequences", usize::MAX),
 };
 
 /// Gemini's `generationConfig`: a 32-bit `seed`, `topP`, `stopSequences` (at most 5).
 pub(crate) const GEMINI: SamplingWire = SamplingWire {
     api: "Gemini",
-    seed: Field::Named("seed"),
-    max_seed: i32::MAX as u64,
+    seed: Field::Named("seed", i32::MAX as u64),
     top_p: "topP",
-    stop: Field::Named("stopSequences"),
-    max_stop: 5,
+    stop: Field::Named("stopSequences", 5),
 };
 
 /// The sampling fields of one request as one API names them, flattened into its body (or, for
@@ -111,10 +102,10 @@ impl SamplingWire {
         };
         let seed = match (request.seed, self.seed) {
             (Some(_), Field::Refused(why)) => return Err(refuse(why.into())),
-            (Some(seed), Field::Named(_)) if seed > self.max_seed => {
+            (Some(seed), Field::Named(_, max)) if seed > max => {
                 return Err(refuse(format!(
-                    "{} takes a seed of at most {}; the request asks for {seed}",
-                    self.api, self.max_seed
+                    "{} takes a seed of at most {max}; the request asks for {seed}",
+                    self.api
                 )))
             }
             (seed, _) => seed,
@@ -122,15 +113,14 @@ impl SamplingWire {
         let stop = match (request.stop.as_slice(), self.stop) {
             ([], _) => None,
             (_, Field::Refused(why)) => return Err(refuse(why.into())),
-            (stop, Field::Named(_)) if stop.len() > self.max_stop => {
+            (stop, Field::Named(_, max)) if stop.len() > max => {
                 return Err(refuse(format!(
-                    "{} takes at most {} stop sequences; the request has {}",
+                    "{} takes at most {max} stop sequences; the request has {}",
                     self.api,
-                    self.max_stop,
                     stop.len()
                 )))
             }
-            (stop, Field::Named(_)) => Some(stop),
+            (stop, Field::Named(..)) => Some(stop),
         };
         Ok(SamplingFields {
             wire: self,
@@ -144,13 +134,13 @@ impl SamplingWire {
 impl Serialize for SamplingFields<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
-        if let (Some(seed), Field::Named(key)) = (self.seed, self.wire.seed) {
+        if let (Some(seed), Field::Named(key, _)) = (self.seed, self.wire.seed) {
             map.serialize_entry(key, &seed)?;
         }
         if let Some(top_p) = self.top_p {
             map.serialize_entry(self.wire.top_p, &top_p)?;
         }
-        if let (Some(stop), Field::Named(key)) = (self.stop, self.wire.stop) {
+        if let (Some(stop), Field::Named(key, _)) = (self.stop, self.wire.stop) {
             map.serialize_entry(key, stop)?;
         }
         map.end()

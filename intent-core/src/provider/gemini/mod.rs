@@ -24,6 +24,7 @@ use crate::error::IntentError;
 use crate::provider::models::Maker;
 use crate::provider::plan::{plan, Asker, Plan};
 use crate::provider::sampling;
+use crate::provider::tool_wire::Conversation;
 use crate::request::ResponseFormat;
 use crate::result::ResultIssue;
 use events::GeminiDecoder;
@@ -199,7 +200,7 @@ impl Vendor for Gemini {
                     attachments: &[],
                 },
             }),
-            contents: crate::provider::tool_wire::Conversation {
+            contents: Conversation {
                 user: Content {
                     role: Some("user"),
                     parts: Parts {

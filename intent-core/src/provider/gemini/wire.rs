@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::provider::http::{answering_model, no_answer, read_reply};
+use crate::provider::tool_wire::Conversation;
 use crate::provider::transport::ApiKey;
 use crate::provider::{AiResponse, FinishReason, ProviderError};
 use crate::request::ReasoningEffort;
@@ -51,7 +52,7 @@ pub(super) const TEXT_MIME_TYPE: &str = "text/plain";
 pub(super) struct GenerateBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) system_instruction: Option<Content<'a>>,
-    pub(super) contents: crate::provider::tool_wire::Conversation<'a, Content<'a>>,
+    pub(super) contents: Conversation<'a, Content<'a>>,
     #[serde(flatten)]
     pub(super) tools: super::tools::Tools,
     pub(super) generation_config: GenerationConfig<'a>,
